@@ -1,0 +1,117 @@
+package model
+
+// Message is one broker message: an outbox event in flight.
+type Message struct {
+	ID         int64
+	Event      EventID
+	Deliveries int32
+	Acked      bool
+}
+
+// Broker delivers at least once: a message stays unacked until the consumer
+// acks it, and the simulator may deliver it again, late or out of order.
+type Broker struct {
+	msgs []Message // msgs[id-1]
+}
+
+// Publish hands an outbox event to the broker and returns the message id.
+func (s *System) Publish(actor Actor, id EventID) int64 {
+	s.broker.msgs = append(s.broker.msgs, Message{ID: int64(len(s.broker.msgs) + 1), Event: id})
+	msg := int64(len(s.broker.msgs))
+	e := s.event(EvPublish, actor)
+	e.EventID, e.N, e.OK = id, msg, true
+	if row, ok := s.Row(id); ok {
+		e.Job, e.Key, e.Tenant, e.Stage, e.HasStage = row.Job, row.Key, row.Tenant, row.Stage, true
+	}
+	s.emit(e)
+	return msg
+}
+
+// Message returns a broker message by id.
+func (s *System) Message(id int64) (Message, bool) {
+	if id < 1 || int(id) > len(s.broker.msgs) {
+		return Message{}, false
+	}
+	return s.broker.msgs[id-1], true
+}
+
+// Messages is how many messages were ever published.
+func (s *System) Messages() int { return len(s.broker.msgs) }
+
+// Unacked is how many messages the consumer has not acked.
+func (s *System) Unacked() int {
+	n := 0
+	for i := range s.broker.msgs {
+		if !s.broker.msgs[i].Acked {
+			n++
+		}
+	}
+	return n
+}
+
+// AckMessage records the consumer's ack of a message.
+func (s *System) AckMessage(id int64) { s.broker.msgs[id-1].Acked = true }
+
+// Effect is the business effect of one stage: for the review stage, the
+// review entry an operator sees (seed 000's opening incident counts these).
+type Effect struct {
+	EventID EventID
+	Key     string
+	Stage   Stage
+	Tenant  string
+	Job     JobID
+	At      Time
+}
+
+// Consumer applies effects and keeps the ledger of event ids it has seen;
+// both are written in one atomic step.
+type Consumer struct {
+	seen    map[EventID]bool
+	applied map[resultKey]int32
+	effects []Effect
+}
+
+// ApplyResult is seed 000's { applied, reason }.
+type ApplyResult struct {
+	Applied bool
+	Reason  Code // CodeDuplicateEvent when skipped
+}
+
+// Deliver applies message msg's effect. A second delivery of an event id
+// returns {applied: false, reason: duplicate_event} (seed 000's exercise).
+func (s *System) Deliver(actor Actor, msg int64) ApplyResult {
+	m := &s.broker.msgs[msg-1]
+	m.Deliveries++
+	row := s.outbox.rows[m.Event-1]
+	res := s.design.Apply(s, row)
+	e := s.event(EvApply, actor)
+	e.EventID, e.Job, e.Key, e.Tenant, e.Stage, e.HasStage = row.EventID, row.Job, row.Key, row.Tenant, row.Stage, true
+	e.N, e.N2 = int64(m.Deliveries), msg
+	e.OK, e.Code = res.Applied, res.Reason
+	s.emit(e)
+	return res
+}
+
+// applyDeduped is the correct consumer: the event id is recorded with the
+// effect, and a seen id is skipped.
+func applyDeduped(s *System, row OutboxRow) ApplyResult {
+	if s.consumer.seen[row.EventID] {
+		return ApplyResult{Reason: CodeDuplicateEvent}
+	}
+	s.consumer.seen[row.EventID] = true
+	s.consumer.record(s.Now(), row)
+	return ApplyResult{Applied: true}
+}
+
+func (c *Consumer) record(now Time, row OutboxRow) {
+	c.applied[resultKey{row.Key, row.Stage}]++
+	c.effects = append(c.effects, Effect{EventID: row.EventID, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: now})
+}
+
+// Effects returns every applied effect in order.
+func (s *System) Effects() []Effect { return s.consumer.effects }
+
+// EffectCount is how many effects were applied for the stage of key.
+func (s *System) EffectCount(key string, st Stage) int {
+	return int(s.consumer.applied[resultKey{key, st}])
+}

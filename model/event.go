@@ -1,0 +1,210 @@
+package model
+
+import "strconv"
+
+// EventKind is what happened. The text names appear in traces.
+type EventKind uint8
+
+// Event kinds, grouped by the component that produces them.
+const (
+	EvNone EventKind = iota
+	// API (async request-reply, seed 004).
+	EvAccept // request accepted; Job is the id returned to the client
+	EvStatus // status query answered; Tenant asked, Other is the owner's tenant
+	// Queue.
+	EvEnqueue       // durable enqueue
+	EvLease         // job leased: Fence, Attempt, LeaseUntil in N
+	EvLeaseExpired  // lease found expired at the next LeaseNext (redelivery)
+	EvCancelAtLease // deadline passed while waiting: cancelled instead of leased
+	EvExhausted     // redelivered with no attempt left: dead-lettered at lease
+	EvHeartbeat     // OK or stale
+	EvAdvance       // stage checkpoint: Stage is the next stage to run
+	EvAck           // final ack
+	EvRetry         // nack → retry_wait; N is the delay, N2 the strategy bound
+	EvDead          // job marked dead; Code is the reason
+	EvCancel        // job cancelled by the policy (deadline would pass)
+	// Outbox, relay, broker, consumer.
+	EvCommit  // CommitResultWithEvent: EventID, Code ok/deduped/conflict
+	EvDBWrite // dual-write variant: result written with no outbox row
+	EvPublish // relay (or dual write) published EventID to the broker
+	EvMarkPublished
+	EvDeliver // broker delivered EventID to the consumer (N = delivery number)
+	EvApply   // consumer applied (OK) or skipped (Code duplicate_event) an effect
+	EvPrune   // outbox retention removed a published row
+	// DLQ and operators.
+	EvDLQWrite  // envelope written; Code is the reason
+	EvRedrive   // redrive: Job back to pending with Key (same or fresh)
+	EvReprocess // reprocess: Other is the new job, Text the operator
+	EvBreaker   // breaker changed state; Text is the new state
+	// Worker work and simulation.
+	EvExtract  // stage work started; N is its latency, N2 tokens
+	EvWorkFail // stage work failed; Code is the classified reason
+	EvCrash    // actor crashed at Boundary
+	EvRestart  // actor restarted as a new incarnation
+	EvPause    // actor paused at Boundary for N
+	EvResume   // paused actor resumed
+	EvFault    // a non-actor fault took effect (broker duplicate, 429 burst...)
+	EvPhase    // simulation phase change; Text names it
+	eventKindCount
+)
+
+var eventKindNames = [eventKindCount]string{
+	"none", "accept", "status", "enqueue", "lease", "lease_expired", "cancel_at_lease",
+	"exhausted", "heartbeat", "advance", "ack", "retry", "dead", "cancel", "commit",
+	"db_write", "publish", "mark_published", "deliver", "apply", "prune", "dlq_write",
+	"redrive", "reprocess", "breaker", "extract", "work_fail", "crash", "restart",
+	"pause", "resume", "fault", "phase",
+}
+
+func (k EventKind) String() string {
+	if k < eventKindCount {
+		return eventKindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Event is one entry of a run's history. Fields that do not apply to a kind
+// are zero and are not printed. Events are passed by pointer to the
+// [Recorder] and must be copied if kept.
+type Event struct {
+	Seq      uint64 // position in the history (set by the recorder)
+	At       Time   // when it happened (set by the recorder)
+	Kind     EventKind
+	Actor    Actor
+	Job      JobID
+	Other    JobID // a second job (reprocess: the new job)
+	Tenant   string
+	Key      string
+	Stage    Stage
+	HasStage bool
+	Fence    uint64
+	Attempt  int32
+	EventID  EventID
+	Code     Code
+	OK       bool
+	N        int64 // kind-specific number (documented on the kind)
+	N2       int64
+	Boundary Boundary
+	Text     string // kind-specific label (operator id, breaker state, phase)
+}
+
+// AppendText appends the event's stable one-line trace form (without the
+// time and sequence prefix, which the recorder owns).
+func (e *Event) AppendText(b []byte) []byte {
+	b = append(b, e.Kind.String()...)
+	if e.Actor.Role != RoleNone {
+		b = append(b, ' ')
+		b = e.Actor.AppendText(b)
+	}
+	if e.Job != 0 {
+		b = append(b, " j"...)
+		b = strconv.AppendInt(b, int64(e.Job), 10)
+	}
+	if e.Other != 0 {
+		b = append(b, " other=j"...)
+		b = strconv.AppendInt(b, int64(e.Other), 10)
+	}
+	if e.Tenant != "" {
+		b = append(b, " tenant="...)
+		b = append(b, e.Tenant...)
+	}
+	if e.Key != "" {
+		b = append(b, " key="...)
+		b = append(b, e.Key...)
+	}
+	if e.HasStage {
+		b = append(b, " stage="...)
+		b = append(b, e.Stage.String()...)
+	}
+	if e.Fence != 0 {
+		b = append(b, " fence="...)
+		b = strconv.AppendUint(b, e.Fence, 10)
+	}
+	if e.Attempt != 0 {
+		b = append(b, " attempt="...)
+		b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	}
+	if e.EventID != 0 {
+		b = append(b, " event=e"...)
+		b = strconv.AppendInt(b, int64(e.EventID), 10)
+	}
+	if e.Code != CodeNone {
+		b = append(b, " code="...)
+		b = append(b, e.Code.String()...)
+	}
+	if e.Boundary != NoBoundary {
+		b = append(b, " at="...)
+		b = append(b, e.Boundary.String()...)
+	}
+	if e.N != 0 {
+		b = appendNumber(b, numberLabels[e.Kind][0], e.N)
+	}
+	if e.N2 != 0 {
+		b = appendNumber(b, numberLabels[e.Kind][1], e.N2)
+	}
+	if e.Text != "" {
+		b = append(b, ' ')
+		b = append(b, e.Text...)
+	}
+	if e.OK {
+		b = append(b, " ok"...)
+	}
+	return b
+}
+
+// String is the event's trace form.
+func (e *Event) String() string { return string(e.AppendText(nil)) }
+
+// numberLabels names N and N2 per kind in traces. A label starting with '~'
+// is a duration in nanoseconds and prints in milliseconds.
+var numberLabels = [eventKindCount][2]string{
+	EvStatus:    {"n", "n2"},
+	EvLease:     {"~until", "n2"},
+	EvHeartbeat: {"~until", "n2"},
+	EvRetry:     {"~delay", "~max"},
+	EvExtract:   {"~latency", "tokens"},
+	EvPause:     {"~for", "n2"},
+	EvDeliver:   {"delivery", "msg"},
+	EvApply:     {"delivery", "msg"},
+	EvPublish:   {"msg", "n2"},
+	EvEnqueue:   {"~deadline", "n2"},
+	EvRestart:   {"n", "n2"},
+	EvRedrive:   {"redrives", "n2"},
+	EvReprocess: {"version", "n2"},
+	EvFault:     {"n", "~for"},
+	EvDLQWrite:  {"attempts", "tokens"},
+}
+
+func appendNumber(b []byte, label string, v int64) []byte {
+	if label == "" {
+		label = "n"
+	}
+	b = append(b, ' ')
+	if label[0] != '~' {
+		b = append(b, label...)
+		b = append(b, '=')
+		return strconv.AppendInt(b, v, 10)
+	}
+	b = append(b, label[1:]...)
+	b = append(b, '=')
+	return appendMillis(b, v)
+}
+
+// appendMillis prints nanoseconds as milliseconds with up to three decimals.
+func appendMillis(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/1_000_000, 10)
+	if us := ns % 1_000_000 / 1000; us != 0 {
+		b = append(b, '.')
+		d := [3]byte{byte('0' + us/100), byte('0' + us/10%10), byte('0' + us%10)}
+		n := 3
+		for d[n-1] == '0' {
+			n--
+		}
+		b = append(b, d[:n]...)
+	}
+	return append(b, "ms"...)
+}

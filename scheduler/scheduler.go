@@ -1,0 +1,95 @@
+package scheduler
+
+import "time"
+
+// Handler runs events as the scheduler pops them.
+type Handler interface {
+	Handle(ev Event)
+}
+
+// Scheduler is a single-threaded discrete-event loop over virtual time.
+type Scheduler struct {
+	now     Time
+	seq     uint64
+	steps   uint64
+	heap    eventHeap
+	tie     *Stream
+	handler Handler
+}
+
+// New returns a scheduler whose same-instant ties are broken by the given
+// scheduling stream, dispatching events to h.
+func New(tie *Stream, h Handler) *Scheduler {
+	return &Scheduler{tie: tie, handler: h}
+}
+
+// Now is the current virtual time.
+func (s *Scheduler) Now() Time { return s.now }
+
+// Steps is how many events have run.
+func (s *Scheduler) Steps() uint64 { return s.steps }
+
+// Pending is how many events are scheduled and not yet run.
+func (s *Scheduler) Pending() int { return s.heap.Len() }
+
+// At schedules ev at absolute time at. Scheduling in the past is a bug in the
+// caller and panics, because it would make time run backwards.
+func (s *Scheduler) At(at Time, ev Event) {
+	if at < s.now {
+		panic("scheduler: event scheduled in the past")
+	}
+	s.seq++
+	ev.At, ev.tie, ev.seq = at, s.tie.Uint64(), s.seq
+	s.heap.push(ev)
+}
+
+// After schedules ev d after now.
+func (s *Scheduler) After(d Time, ev Event) { s.At(s.now+d, ev) }
+
+// NextAt is the time of the next event; ok is false when none is pending.
+func (s *Scheduler) NextAt() (at Time, ok bool) {
+	if s.heap.Len() == 0 {
+		return 0, false
+	}
+	return s.heap.items[0].At, true
+}
+
+// Step runs the next event and reports whether there was one.
+func (s *Scheduler) Step() bool {
+	if s.heap.Len() == 0 {
+		return false
+	}
+	ev := s.heap.pop()
+	s.now = ev.At
+	s.steps++
+	s.handler.Handle(ev)
+	return true
+}
+
+// RunUntil runs events due at or before limit, then sets the clock to limit
+// if it is later than the last event run.
+func (s *Scheduler) RunUntil(limit Time) {
+	for s.heap.Len() > 0 && s.heap.items[0].At <= limit {
+		s.Step()
+	}
+	if s.now < limit {
+		s.now = limit
+	}
+}
+
+// Clock returns the scheduler's virtual clock.
+func (s *Scheduler) Clock() Clock { return Clock{s: s} }
+
+// Clock is the scheduler's time seen through the Now/Since/Until part of
+// github.com/benbjohnson/clock's Clock interface. Timers are deliberately
+// absent: in simulation they are events in the heap.
+type Clock struct{ s *Scheduler }
+
+// Now returns the current virtual instant as wall-clock time.
+func (c Clock) Now() time.Time { return c.s.now.Wall() }
+
+// Since returns the virtual time elapsed since t.
+func (c Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+// Until returns the virtual time remaining until t.
+func (c Clock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
