@@ -15,7 +15,10 @@ func (b BreakerState) String() string { return [...]string{"closed", "open", "ha
 // Breaker is the per-queue circuit breaker: closed → open when the failure
 // ratio over the last Window outcomes crosses the threshold (no leases while
 // open) → half-open after the cool-down, admitting at most Canaries jobs →
-// closed when they all succeed, open again when one fails.
+// closed when they all succeed, open again when one fails. A canary whose
+// worker died never reports, so a round of canaries that gave no verdict
+// within a cool-down is given up and a new round admitted; without that, a
+// single crashed canary would keep the queue closed for good.
 type Breaker struct {
 	cfg      BreakerConfig
 	state    BreakerState
@@ -24,6 +27,7 @@ type Breaker struct {
 	filled   int
 	failures int
 	openedAt Time
+	probeAt  Time  // when the current round of canaries was admitted
 	admitted int32 // canaries leased while half-open
 	passed   int32 // canaries that succeeded
 }
@@ -45,8 +49,12 @@ func (b *Breaker) allow(s *System, now Time) bool {
 			return false
 		}
 		b.transition(s, HalfOpen)
+		b.probeAt = now
 		fallthrough
 	case HalfOpen:
+		if b.admitted >= b.cfg.Canaries && now-b.probeAt >= b.cfg.Cooldown {
+			b.admitted, b.probeAt = b.passed, now
+		}
 		if b.admitted >= b.cfg.Canaries {
 			return false
 		}

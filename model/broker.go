@@ -11,12 +11,14 @@ type Message struct {
 // Broker delivers at least once: a message stays unacked until the consumer
 // acks it, and the simulator may deliver it again, late or out of order.
 type Broker struct {
-	msgs []Message // msgs[id-1]
+	msgs    []Message // msgs[id-1]
+	unacked int
 }
 
 // Publish hands an outbox event to the broker and returns the message id.
 func (s *System) Publish(actor Actor, id EventID) int64 {
 	s.broker.msgs = append(s.broker.msgs, Message{ID: int64(len(s.broker.msgs) + 1), Event: id})
+	s.broker.unacked++
 	msg := int64(len(s.broker.msgs))
 	e := s.event(EvPublish, actor)
 	e.EventID, e.N, e.OK = id, msg, true
@@ -39,18 +41,15 @@ func (s *System) Message(id int64) (Message, bool) {
 func (s *System) Messages() int { return len(s.broker.msgs) }
 
 // Unacked is how many messages the consumer has not acked.
-func (s *System) Unacked() int {
-	n := 0
-	for i := range s.broker.msgs {
-		if !s.broker.msgs[i].Acked {
-			n++
-		}
-	}
-	return n
-}
+func (s *System) Unacked() int { return s.broker.unacked }
 
 // AckMessage records the consumer's ack of a message.
-func (s *System) AckMessage(id int64) { s.broker.msgs[id-1].Acked = true }
+func (s *System) AckMessage(id int64) {
+	if m := &s.broker.msgs[id-1]; !m.Acked {
+		m.Acked = true
+		s.broker.unacked--
+	}
+}
 
 // Effect is the business effect of one stage: for the review stage, the
 // review entry an operator sees (seed 000's opening incident counts these).

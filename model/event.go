@@ -10,10 +10,10 @@ const (
 	EvNone EventKind = iota
 	// API (async request-reply, seed 004).
 	EvAccept // request accepted; Job is the id returned to the client
-	EvStatus // status query answered; Tenant asked, Other is the owner's tenant
+	EvStatus // status query answered; Tenant asked, Text names the owner and state
 	// Queue.
 	EvEnqueue       // durable enqueue
-	EvLease         // job leased: Fence, Attempt, LeaseUntil in N
+	EvLease         // job leased: Fence, Attempt; N is the lease span
 	EvLeaseExpired  // lease found expired at the next LeaseNext (redelivery)
 	EvCancelAtLease // deadline passed while waiting: cancelled instead of leased
 	EvExhausted     // redelivered with no attempt left: dead-lettered at lease
@@ -159,15 +159,15 @@ func (e *Event) String() string { return string(e.AppendText(nil)) }
 // is a duration in nanoseconds and prints in milliseconds.
 var numberLabels = [eventKindCount][2]string{
 	EvStatus:    {"n", "n2"},
-	EvLease:     {"~until", "n2"},
-	EvHeartbeat: {"~until", "n2"},
+	EvLease:     {"~lease", "n2"},
+	EvHeartbeat: {"~lease", "n2"},
 	EvRetry:     {"~delay", "~max"},
 	EvExtract:   {"~latency", "tokens"},
 	EvPause:     {"~for", "n2"},
 	EvDeliver:   {"delivery", "msg"},
 	EvApply:     {"delivery", "msg"},
 	EvPublish:   {"msg", "n2"},
-	EvEnqueue:   {"~deadline", "n2"},
+	EvEnqueue:   {"~deadline", "version"},
 	EvRestart:   {"n", "n2"},
 	EvRedrive:   {"redrives", "n2"},
 	EvReprocess: {"version", "n2"},

@@ -16,6 +16,11 @@ func init() {
 	register("key-without-tenant", "seed 000, failure 4",
 		"the idempotency key is built from the document id alone, so two tenants with the same document id share a key",
 		func(d *Design) { d.BuildKey = keyFromDocumentOnly })
+	register("dual-write", "seed 000, failure 3 (naiveDualWrite)",
+		"the result goes to the database and the event straight to the broker, two calls with no outbox between them",
+		func(d *Design) {
+			d.Protocol = Protocol{Steps: []Step{StepWork, StepDBWrite, StepPublish, StepAck}, Heartbeats: true}
+		})
 	register("unbounded-retry", "seed 000, failure 1",
 		"a transient failure is always worth another try: no attempt ceiling",
 		func(d *Design) {

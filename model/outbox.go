@@ -37,6 +37,7 @@ type Outbox struct {
 	results map[resultKey]*Result
 	rows    []OutboxRow // rows[eventID-1]
 	cursor  int         // rows before cursor are all published
+	pending int         // rows not yet marked published
 }
 
 // CommitRequest is one stage's result to commit.
@@ -94,6 +95,7 @@ func commitDedupe(s *System, r CommitRequest) (CommitResult, error) {
 // insert writes a result and its pending event.
 func (o *Outbox) insert(now Time, r CommitRequest) CommitResult {
 	id := EventID(len(o.rows) + 1)
+	o.pending++
 	o.rows = append(o.rows, OutboxRow{EventID: id, Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job, CommittedAt: now})
 	o.results[resultKey{r.Key, r.Stage}] = &Result{
 		Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job,
@@ -122,15 +124,7 @@ func (s *System) Row(id EventID) (OutboxRow, bool) {
 func (s *System) Rows() int { return len(s.outbox.rows) }
 
 // PendingRows is how many outbox rows await publication.
-func (s *System) PendingRows() int {
-	n := 0
-	for i := s.outbox.cursor; i < len(s.outbox.rows); i++ {
-		if !s.outbox.rows[i].Published {
-			n++
-		}
-	}
-	return n
-}
+func (s *System) PendingRows() int { return s.outbox.pending }
 
 // NextUnpublished returns the oldest row not yet marked published: the
 // relay's next row.
@@ -152,6 +146,7 @@ func (s *System) MarkPublished(actor Actor, id EventID) {
 		return
 	}
 	row.Published, row.PublishedAt = true, s.Now()
+	s.outbox.pending--
 	e := s.event(EvMarkPublished, actor)
 	e.EventID, e.Key, e.Tenant, e.Job = id, row.Key, row.Tenant, row.Job
 	e.Stage, e.HasStage, e.OK = row.Stage, true, true

@@ -136,18 +136,32 @@ func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 		}
 		if s.design.PastDeadline(j, now) {
 			s.breaker.release()
-			s.finish(j, Cancelled, CodeDeadlineExceeded, EvCancelAtLease, worker)
+			s.finish(j, Cancelled, CodeDeadlineExceeded, EvCancelAtLease, worker, j.Fence)
 			continue
 		}
 		if s.design.Exhausted(j) {
 			s.breaker.release()
 			s.writeDLQ(j, CodeMaxAttemptsExceeded, nil, worker)
-			s.finish(j, Dead, CodeMaxAttemptsExceeded, EvExhausted, worker)
+			s.finish(j, Dead, CodeMaxAttemptsExceeded, EvExhausted, worker, j.Fence)
 			continue
 		}
 		return s.grant(j, worker, now), true
 	}
 	return Lease{}, false
+}
+
+// NextReadyAt is the earliest time a job may become leasable (a hint for
+// idle workers: it ignores the breaker); ok is false when no job is waiting.
+func (s *System) NextReadyAt() (at Time, ok bool) {
+	h := &s.queue.ready
+	for len(h.items) > 0 {
+		top := h.items[0]
+		if j := s.job(top.job); top.gen == j.gen && !j.State.Terminal() {
+			return top.at, true
+		}
+		h.pop()
+	}
+	return 0, false
 }
 
 func (s *System) grant(j *Job, worker Actor, now Time) Lease {
@@ -171,15 +185,15 @@ func (s *System) leaseEvent(kind EventKind, actor Actor, j *Job) *Event {
 	return e
 }
 
-// finish moves a job to a terminal state and records it.
-func (s *System) finish(j *Job, st State, code Code, kind EventKind, actor Actor) {
+// finish moves a job to a terminal state and records it with the fence the
+// caller presented.
+func (s *System) finish(j *Job, st State, code Code, kind EventKind, actor Actor, fence uint64) {
 	s.unschedule(j)
 	j.State = st
 	j.LastCode = code
 	s.queue.live--
 	e := s.leaseEvent(kind, actor, j)
-	e.Code = code
-	e.OK = true
+	e.Fence, e.Code, e.OK = fence, code, true
 	s.emit(e)
 }
 
@@ -255,6 +269,9 @@ func (s *System) Ack(actor Actor, id JobID, fence uint64) error {
 	s.unschedule(j)
 	j.State = Succeeded
 	s.queue.live--
+	if env := s.dlq.entries[id]; env != nil && env.Status == Quarantined {
+		env.Status = Resolved // a crash after the DLQ write, then a successful redelivery
+	}
 	s.breaker.report(s, s.Now(), false)
 	s.emit(s.accepted(EvAck, actor, j, fence))
 	return nil
@@ -282,7 +299,7 @@ func (s *System) Fail(actor Actor, id JobID, fence uint64, cause error) (Decisio
 		e.Code, e.N, e.N2 = j.LastCode, d.Delay, d.Bound
 		s.emit(e)
 	case CancelOutcome:
-		s.finish(j, Cancelled, d.Reason, EvCancel, actor)
+		s.finish(j, Cancelled, d.Reason, EvCancel, actor, fence)
 	}
 	return d, nil
 }
@@ -293,7 +310,7 @@ func (s *System) MarkDead(actor Actor, id JobID, fence uint64, reason Code) erro
 	if err != nil {
 		return err
 	}
-	s.finish(j, Dead, reason, EvDead, actor)
+	s.finish(j, Dead, reason, EvDead, actor, fence)
 	return nil
 }
 

@@ -31,7 +31,10 @@ func BackoffBound(c RetryConfig, attempt int32) Time {
 		return c.Base
 	}
 	d := c.Base
-	for i := int32(0); i < attempt && d < c.Cap; i++ {
+	for i := int32(0); i < attempt; i++ {
+		if d >= c.Cap-d { // doubling would reach the cap (tested without overflow)
+			return c.Cap
+		}
 		d *= 2
 	}
 	return min(d, c.Cap)

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scenarios"
+	"github.com/durasim/durasim/sim"
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	f := newSimFlags("run", stderr)
+	f.withSeeds()
+	check := f.fs.Bool("check-determinism", false, "run every seed twice and compare the traces")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	seeds, err := f.seedList(1)
+	if err != nil {
+		return err
+	}
+	if *check {
+		return checkDeterminism(cfg, seeds, stdout)
+	}
+	return sweep(cfg, seeds, stdout)
+}
+
+// sweep runs every seed, prints the summary and, for the first failing
+// seed, the shrunk counterexample and the commands that reproduce it.
+func sweep(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
+	cfg.StopOnViolation = true
+	design, _ := model.LookupDesign(cfg.Variant)
+	sum := sim.NewSummary(design.Name)
+	for _, seed := range seeds {
+		res, err := sim.Run(cfg, seed)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		sum.Add(res)
+	}
+	sum.Write(stdout, design)
+	if sum.First == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	sh, err := sim.Shrink(cfg, sum.First.Seed, sum.First, 0)
+	if err != nil {
+		return err
+	}
+	sim.WriteFailure(stdout, cfg, sum.First, sh, "")
+	return errViolation
+}
+
+func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
+	for _, seed := range seeds {
+		hash, div, err := sim.CheckDeterminism(cfg, seed)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if div != nil {
+			fmt.Fprintf(stdout, "seed %d is NOT deterministic: first diverging line %d\n  run 1: %s\n  run 2: %s\n%s",
+				seed, div.Line, div.First, div.Second, div.Diff)
+			return errViolation
+		}
+		fmt.Fprintf(stdout, "seed %d deterministic: two runs, hash %016x\n", seed, hash)
+	}
+	return nil
+}
+
+func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	f := newSimFlags("replay", stderr)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	seed, err := f.requireSeed()
+	if err != nil {
+		return err
+	}
+	cfg.KeepTrace = true
+	res, err := sim.Run(cfg, seed)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	for _, line := range res.Trace {
+		fmt.Fprintln(stdout, line)
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintf(stderr, "violation: %s\n", v)
+	}
+	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
+	if res.Failed() {
+		return errViolation
+	}
+	return nil
+}
+
+func cmdShrink(args []string, stdout, stderr io.Writer) error {
+	f := newSimFlags("shrink", stderr)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	seed, err := f.requireSeed()
+	if err != nil {
+		return err
+	}
+	res, err := sim.Run(cfg, seed)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if !res.Failed() {
+		fmt.Fprintf(stdout, "seed %d violates no invariant: nothing to shrink\n", seed)
+		return nil
+	}
+	sh, err := sim.Shrink(cfg, seed, res, 0)
+	if err != nil {
+		return err
+	}
+	sim.WriteFailure(stdout, cfg, res, sh, "")
+	return errViolation
+}
+
+func cmdScenarios(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return usageErr("scenarios takes no arguments")
+	}
+	for _, s := range scenarios.All() {
+		fmt.Fprintf(stdout, "%-22s %s\n", s.Name, s.Title.En)
+	}
+	return nil
+}

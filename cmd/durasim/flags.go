@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sim"
+)
+
+// simFlags are the flags that describe a simulation, shared by commands.
+type simFlags struct {
+	fs          *flag.FlagSet
+	seed        string
+	seeds       string
+	variant     string
+	workers     int
+	docs        int
+	tenants     int
+	only        string
+	lease       time.Duration
+	heartbeat   time.Duration
+	maxAttempts int
+	backoff     string
+	swarm       bool
+	plan        string
+	planFile    string
+}
+
+func newSimFlags(name string, stderr io.Writer) *simFlags {
+	d := sim.DefaultConfig()
+	f := &simFlags{fs: flag.NewFlagSet("durasim "+name, flag.ContinueOnError)}
+	f.fs.SetOutput(stderr)
+	f.fs.StringVar(&f.seed, "seed", "", "seed to run (unsigned 64-bit integer)")
+	f.fs.StringVar(&f.variant, "variant", "correct", "design: correct or a naive variant ("+strings.Join(model.VariantNames(), ", ")+")")
+	f.fs.IntVar(&f.workers, "workers", int(d.Workers), "virtual workers")
+	f.fs.IntVar(&f.docs, "docs", int(d.Docs), "documents in the workload")
+	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to")
+	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
+	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
+	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), "heartbeat interval (shorter than the lease)")
+	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job")
+	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
+	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
+	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
+	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan")
+	return f
+}
+
+func (f *simFlags) withSeeds() { f.fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive)") }
+
+// parse parses args; a parse error is a usage error (status 2).
+func (f *simFlags) parse(args []string) error {
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: 0, err: errors.New("")}
+		}
+		return &exitError{code: 2, err: errors.New("")} // flag already printed the problem
+	}
+	if f.fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", f.fs.Arg(0))
+	}
+	return nil
+}
+
+// config builds and validates the simulation config from the flags.
+func (f *simFlags) config() (sim.Config, error) {
+	c := sim.DefaultConfig()
+	c.Variant, c.Swarm = f.variant, f.swarm
+	c.Workers, c.Docs, c.Tenants = int32(f.workers), int32(f.docs), int32(f.tenants)
+	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
+	c.Model.MaxAttempts = int32(f.maxAttempts)
+	only, err := parseOnly(f.only)
+	if err != nil {
+		return c, err
+	}
+	c.Only = only
+	strategy, err := model.ParseStrategy(f.backoff)
+	if err != nil {
+		return c, usageErr("%v", err)
+	}
+	c.Model.Retry.Strategy = strategy
+	if c.Plan, err = f.readPlan(); err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageErr("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return c, nil
+}
+
+func (f *simFlags) readPlan() (faults.Plan, error) {
+	text := f.plan
+	if f.planFile != "" {
+		if f.plan != "" {
+			return faults.Plan{}, usageErr("give -plan or -plan-file, not both")
+		}
+		b, err := os.ReadFile(f.planFile)
+		if err != nil {
+			return faults.Plan{}, usageErr("reading plan: %v", err)
+		}
+		text = string(b)
+	}
+	p, err := faults.Parse(text)
+	if err != nil {
+		return p, usageErr("%v", err)
+	}
+	return p, nil
+}
+
+// seedList returns the seeds to run: -seed N, -seeds A:B, or def.
+func (f *simFlags) seedList(def uint64) ([]uint64, error) {
+	switch {
+	case f.seed != "" && f.seeds != "":
+		return nil, usageErr("give -seed or -seeds, not both")
+	case f.seeds != "":
+		return parseRange(f.seeds)
+	case f.seed != "":
+		s, err := parseSeed(f.seed)
+		return []uint64{s}, err
+	}
+	return []uint64{def}, nil
+}
+
+func parseSeed(s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, usageErr("invalid seed %q: want an unsigned 64-bit integer", s)
+	}
+	return v, nil
+}
+
+func parseRange(s string) ([]uint64, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, usageErr("invalid seed range %q: want A:B", s)
+	}
+	lo, err := parseSeed(a)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := parseSeed(b)
+	if err != nil {
+		return nil, err
+	}
+	if hi < lo || hi-lo >= 100_000_000 {
+		return nil, usageErr("invalid seed range %q: want A <= B and at most 100000000 seeds", s)
+	}
+	out := make([]uint64, 0, hi-lo+1)
+	for s := lo; ; s++ {
+		out = append(out, s)
+		if s == hi {
+			break
+		}
+	}
+	return out, nil
+}
+
+// requireSeed insists on -seed for single-seed commands.
+func (f *simFlags) requireSeed() (uint64, error) {
+	if f.seed == "" {
+		return 0, usageErr("-seed is required")
+	}
+	return parseSeed(f.seed)
+}
+
+func fprintf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
+
+func parseOnly(s string) ([]int32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int32
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
+		if err != nil || n < 1 {
+			return nil, usageErr("invalid -only %q: want comma-separated document numbers >= 1", s)
+		}
+		out = append(out, int32(n))
+	}
+	return out, nil
+}

@@ -1,0 +1,88 @@
+package faults
+
+import "github.com/durasim/durasim/model"
+
+// Action is what happens to an actor crossing a boundary: Ok is false when
+// nothing happens (the zero Action); otherwise Kind is Crash or Pause and
+// For is the pause's length.
+type Action struct {
+	Kind Kind
+	For  model.Time
+	Ok   bool
+}
+
+// counters count crossings, publishes and commits.
+type counters struct {
+	global    []int32   // per boundary
+	perWorker [][]int32 // per boundary, per worker
+	publishes int32
+	commits   int32
+}
+
+func newCounters(boundaries int) counters {
+	return counters{global: make([]int32, boundaries), perWorker: make([][]int32, boundaries)}
+}
+
+// cross counts one crossing of b and returns the global count and, for
+// worker >= 0, the worker's own count.
+func (c *counters) cross(b model.Boundary, worker int32) (global, own int32) {
+	c.global[b]++
+	if worker < 0 {
+		return c.global[b], 0
+	}
+	if int(worker) >= len(c.perWorker[b]) {
+		c.perWorker[b] = append(c.perWorker[b], make([]int32, int(worker)+1-len(c.perWorker[b]))...)
+	}
+	c.perWorker[b][worker]++
+	return c.global[b], c.perWorker[b][worker]
+}
+
+// Crossing is called each time an actor crosses b; worker is the worker's
+// index at worker boundaries and AnyWorker otherwise. It counts the crossing
+// (globally and per worker), then answers with the first explicit crash or
+// pause that matches, else a swarm crash, else a swarm pause, else nothing.
+func (in *Injector) Crossing(b model.Boundary, worker int32) Action {
+	if b == model.NoBoundary || int(b) >= len(in.counts.global) {
+		return Action{}
+	}
+	n, own := in.counts.cross(b, worker)
+	if in.stopped {
+		return Action{}
+	}
+	for i, p := range in.plan {
+		if p.matchesCrossing(b, worker, n, own) {
+			in.takePlanned(i)
+			return actionOf(p.Fault)
+		}
+	}
+	return in.swarmCrossing(b, n)
+}
+
+// matchesCrossing reports whether an explicit fault strikes this crossing.
+func (f Fault) matchesCrossing(b model.Boundary, worker, global, own int32) bool {
+	if !f.Kind.atBoundary() || f.Boundary != b {
+		return false
+	}
+	if f.Worker == AnyWorker {
+		return f.Nth == global
+	}
+	return f.Worker == worker && f.Nth == own
+}
+
+// swarmCrossing rolls the swarm's crash rate, then its pause rate.
+func (in *Injector) swarmCrossing(b model.Boundary, n int32) Action {
+	for _, k := range [...]Kind{Crash, Pause} {
+		if !in.roll(k) {
+			continue
+		}
+		f := Fault{Kind: k, Boundary: b, Worker: AnyWorker, Nth: n}
+		if k == Pause {
+			f.For = between(in.r, in.params.Lease/2, 3*in.params.Lease)
+		}
+		in.take(f)
+		return actionOf(f)
+	}
+	return Action{}
+}
+
+func actionOf(f Fault) Action { return Action{Kind: f.Kind, For: f.For, Ok: true} }

@@ -1,0 +1,168 @@
+package faults
+
+import (
+	"slices"
+
+	"github.com/durasim/durasim/model"
+)
+
+// docFate is what the swarm decided for one document, and which of those
+// faults took effect.
+type docFate struct {
+	drawn             bool
+	permanent, poison bool
+	deadline          model.Time // 0: none
+	took              [KindCount]bool
+	maxAttempt        int32   // highest attempt the swarm has rolled transient for
+	failed            []int32 // attempts the swarm failed transiently
+}
+
+// maxDoc bounds the documents the swarm keeps a fate for.
+const maxDoc = 1 << 20
+
+// fate returns the swarm's fate for doc, drawing it on the first query for
+// the doc when draw is set; nil without a swarm, for an out-of-range doc, or
+// when the fate is not drawn yet and draw is not set.
+func (in *Injector) fate(doc int32, draw bool) *docFate {
+	if in.swarm == nil || doc < 1 || doc > maxDoc {
+		return nil
+	}
+	i := int(doc - 1)
+	if i >= len(in.docs) {
+		if !draw {
+			return nil
+		}
+		in.docs = append(in.docs, make([]docFate, i+1-len(in.docs))...)
+	}
+	d := &in.docs[i]
+	if !d.drawn {
+		if !draw {
+			return nil
+		}
+		*d = in.drawFate()
+	}
+	return d
+}
+
+// drawFate rolls permanent, poison and deadline pressure, in that order.
+func (in *Injector) drawFate() docFate {
+	d := docFate{drawn: true}
+	d.permanent = in.rollRate(Permanent)
+	d.poison = in.rollRate(Poison)
+	if in.rollRate(DeadlinePressure) {
+		d.deadline = between(in.r, in.params.Lease/10, in.params.Lease)
+	}
+	return d
+}
+
+// rollRate rolls kind k's rate, ignoring the fault budget (per-document
+// faults count only when they take effect).
+func (in *Injector) rollRate(k Kind) bool {
+	return in.swarm.Enabled(k) && in.r.Chance(in.swarm.Kinds[k].Rate)
+}
+
+// WorkError is the fault, if any, that stage work on doc's given attempt
+// meets: at StageExtract a permanent fault ([model.CodeContextOverflow])
+// before a transient one ([model.CodeTransient]); at StageValidate a poison
+// document ([model.CodePoisonSchema]). Explicit faults come before the
+// swarm's; the swarm decides per document once, on the first query for the
+// document, and per (document, attempt) for transient failures.
+func (in *Injector) WorkError(doc int32, stage model.Stage, attempt int32) model.Code {
+	if in.stopped {
+		return model.CodeNone
+	}
+	in.fate(doc, true)
+	switch {
+	case stage == model.StageValidate && in.docFault(doc, Poison, attempt):
+		return model.CodePoisonSchema
+	case stage == model.StageExtract && in.docFault(doc, Permanent, attempt):
+		return model.CodeContextOverflow
+	case stage == model.StageExtract && in.docFault(doc, Transient, attempt):
+		return model.CodeTransient
+	}
+	return model.CodeNone
+}
+
+// docFault reports whether a fault of kind k strikes doc's attempt.
+func (in *Injector) docFault(doc int32, k Kind, attempt int32) bool {
+	if i := in.plannedDocFault(doc, k, attempt); i >= 0 {
+		in.takePlanned(i)
+		return true
+	}
+	d := in.fate(doc, false)
+	switch {
+	case d == nil:
+		return false
+	case k == Transient:
+		return in.swarmTransient(d, doc, attempt)
+	}
+	return (k == Permanent && d.permanent || k == Poison && d.poison) && in.takeFate(d, Fault{Kind: k, Doc: doc})
+}
+
+// plannedDocFault finds the explicit fault of kind k that strikes doc's
+// attempt, or -1: the first in plan order, except that a transient fault
+// for this very attempt comes before one for every attempt (attempt=*), so
+// that which fault is credited never depends on the plan's order and a
+// realized plan credits the same faults when replayed.
+func (in *Injector) plannedDocFault(doc int32, k Kind, attempt int32) int {
+	every := -1
+	for i, p := range in.plan {
+		switch {
+		case p.Kind != k || p.Doc != doc:
+		case k != Transient || p.Attempt == attempt:
+			return i
+		case p.Attempt == 0 && every < 0:
+			every = i
+		}
+	}
+	return every
+}
+
+// swarmTransient rolls once per (doc, attempt) the first time an attempt
+// beyond those already rolled is queried, and remembers the failures.
+func (in *Injector) swarmTransient(d *docFate, doc, attempt int32) bool {
+	if attempt <= d.maxAttempt {
+		return slices.Contains(d.failed, attempt)
+	}
+	d.maxAttempt = attempt
+	if !in.roll(Transient) {
+		return false
+	}
+	d.failed = append(d.failed, attempt)
+	in.take(Fault{Kind: Transient, Doc: doc, Attempt: attempt})
+	return true
+}
+
+// takeFate makes a fault the swarm decided for a document take effect, the
+// first time only and only while the budget lasts.
+func (in *Injector) takeFate(d *docFate, f Fault) bool {
+	if d.took[f.Kind] {
+		return true
+	}
+	if in.stopped || in.total >= in.params.MaxFaults {
+		return false
+	}
+	d.took[f.Kind] = true
+	in.take(f)
+	return true
+}
+
+// Deadline is the deadline override for doc, measured from its creation:
+// the first explicit deadline fault for doc, else the swarm's. After
+// [Injector.Stop] only overrides already handed out are returned.
+func (in *Injector) Deadline(doc int32) (model.Time, bool) {
+	for i, p := range in.plan {
+		if p.Kind == DeadlinePressure && p.Doc == doc {
+			if in.stopped && !p.done {
+				return 0, false
+			}
+			in.takePlanned(i)
+			return p.For, true
+		}
+	}
+	d := in.fate(doc, !in.stopped)
+	if d == nil || d.deadline == 0 || !in.takeFate(d, Fault{Kind: DeadlinePressure, Doc: doc, For: d.deadline}) {
+		return 0, false
+	}
+	return d.deadline, true
+}

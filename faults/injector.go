@@ -1,0 +1,118 @@
+package faults
+
+import (
+	"slices"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
+)
+
+// Injector decides, as a run goes, which faults take effect. The simulator
+// calls it at every boundary crossing, broker publish, commit, extraction
+// and deadline; it answers from the explicit plan first and then, if it has
+// a [Swarm], from the swarm's rates. It records every fault that took
+// effect ([Injector.Realized]).
+type Injector struct {
+	plan     []planned
+	swarm    *Swarm
+	params   SwarmParams
+	r        *scheduler.Stream
+	stopped  bool
+	counts   counters
+	docs     []docFate
+	bursts   []bool // swarm bursts that took effect
+	realized []Fault
+	injected [KindCount]int
+	hits     []int
+	total    int32
+}
+
+// planned is an explicit fault and whether it has taken effect.
+type planned struct {
+	Fault
+	done bool
+}
+
+// NewInjector returns an injector for an explicit plan and, unless swarm is
+// nil (replay mode), the swarm's random faults drawn from r (the run's
+// faults stream). It panics if the plan is invalid or r is nil with a swarm.
+func NewInjector(plan Plan, swarm *Swarm, r *scheduler.Stream) *Injector {
+	if err := plan.Validate(); err != nil {
+		panic("faults: NewInjector: " + err.Error())
+	}
+	if swarm != nil && r == nil {
+		panic("faults: NewInjector: a swarm needs a stream")
+	}
+	nb := len(model.Boundaries()) + 1
+	in := &Injector{swarm: swarm, r: r, hits: make([]int, nb), counts: newCounters(nb)}
+	for _, f := range plan.Faults {
+		in.plan = append(in.plan, planned{Fault: f})
+	}
+	if swarm != nil {
+		in.useSwarm(*swarm)
+	}
+	return in
+}
+
+// useSwarm keeps a private copy of the swarm, so later edits to it do not
+// change this run. It panics if a hand-made burst is not a valid fault.
+func (in *Injector) useSwarm(s Swarm) {
+	s.Bursts = slices.Clone(s.Bursts)
+	for _, b := range s.Bursts {
+		if err := (Fault{Kind: RateLimit, At: b.At, For: b.For}).Validate(); err != nil {
+			panic("faults: NewInjector: swarm burst: " + err.Error())
+		}
+	}
+	in.swarm, in.params = &s, s.Params.withDefaults()
+	in.bursts = make([]bool, len(s.Bursts))
+}
+
+// Stop starts the quiescence phase: from now on no fault of any kind takes
+// effect. Deadline overrides already handed out stay.
+func (in *Injector) Stop() { in.stopped = true }
+
+// Stopped reports whether [Injector.Stop] was called.
+func (in *Injector) Stopped() bool { return in.stopped }
+
+// swarmOn reports whether the swarm may add a fault of kind k now.
+func (in *Injector) swarmOn(k Kind) bool {
+	return in.swarm != nil && in.swarm.Enabled(k) && in.total < in.params.MaxFaults
+}
+
+// roll draws whether the swarm injects a fault of kind k now.
+func (in *Injector) roll(k Kind) bool {
+	return in.swarmOn(k) && in.r.Chance(in.swarm.Kinds[k].Rate)
+}
+
+// take records that f took effect.
+func (in *Injector) take(f Fault) {
+	in.realized = append(in.realized, f)
+	in.injected[f.Kind]++
+	in.total++
+	if f.Kind.atBoundary() && int(f.Boundary) < len(in.hits) {
+		in.hits[f.Boundary]++
+	}
+}
+
+// takePlanned records that explicit fault i took effect, once.
+func (in *Injector) takePlanned(i int) {
+	if !in.plan[i].done {
+		in.plan[i].done = true
+		in.take(in.plan[i].Fault)
+	}
+}
+
+// Realized is every fault that took effect, in the order it did, as an
+// explicit plan: NewInjector(in.Realized(), nil, r) answers the same call
+// sequence with the same faults. Swarm crashes and pauses are recorded as
+// worker=* with the boundary's global crossing count.
+func (in *Injector) Realized() Plan {
+	return newPlan(append([]Fault(nil), in.realized...))
+}
+
+// Injected counts the faults that took effect, per kind.
+func (in *Injector) Injected() [KindCount]int { return in.injected }
+
+// BoundaryHits counts the crashes and pauses injected at each boundary,
+// indexed by model.Boundary.
+func (in *Injector) BoundaryHits() []int { return append([]int(nil), in.hits...) }

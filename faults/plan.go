@@ -1,0 +1,54 @@
+package faults
+
+import "fmt"
+
+// Plan is an ordered list of faults. The empty plan has nil Faults, which is
+// what [Parse] returns for text without faults.
+type Plan struct{ Faults []Fault }
+
+// Len is the number of faults.
+func (p Plan) Len() int { return len(p.Faults) }
+
+// Without returns a copy of the plan minus fault i (for shrinking). It
+// panics if i is out of range.
+func (p Plan) Without(i int) Plan {
+	if i < 0 || i >= len(p.Faults) {
+		panic(fmt.Sprintf("faults: Plan.Without(%d) of a plan with %d faults", i, len(p.Faults)))
+	}
+	out := make([]Fault, 0, len(p.Faults)-1)
+	out = append(out, p.Faults[:i]...)
+	return newPlan(append(out, p.Faults[i+1:]...))
+}
+
+// Subset returns a copy of the plan with the faults i for which keep[i]. It
+// panics unless len(keep) == p.Len().
+func (p Plan) Subset(keep []bool) Plan {
+	if len(keep) != len(p.Faults) {
+		panic(fmt.Sprintf("faults: Plan.Subset with %d flags for %d faults", len(keep), len(p.Faults)))
+	}
+	var out []Fault
+	for i, f := range p.Faults {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	return Plan{Faults: out}
+}
+
+// Validate reports the first invalid fault, prefixed with its index.
+func (p Plan) Validate() error {
+	for i, f := range p.Faults {
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("fault %d (%s): %w", i+1, f, err)
+		}
+	}
+	return nil
+}
+
+// newPlan wraps faults, keeping the empty plan's Faults nil.
+func newPlan(fs []Fault) Plan {
+	if len(fs) == 0 {
+		return Plan{}
+	}
+	return Plan{Faults: fs}
+}

@@ -1,0 +1,53 @@
+// Package invariants checks a run of the durable pipeline: it watches the
+// history of [model.Event] values as they happen and, at the end, the final
+// state, and reports every broken invariant as a [Violation] that names the
+// events proving it.
+//
+// # Use
+//
+// The simulator creates a [Suite] with [NewSuite], passes it every event
+// ([Suite.Record], which makes a Suite a [model.Recorder]), says whether the
+// run drained ([Suite.Drained]) and collects the verdict with
+// [Suite.Finish] over [FinalOf] the system. Fixtures call [Check] with a
+// hand-written history and [Final].
+//
+// # Safety and liveness
+//
+// Safety properties are checked as events arrive, so a run can stop at the
+// first violation ([Suite.Failed], [Suite.Violations]). Liveness properties
+// (everything finished, published, applied) are checked by [Suite.Finish],
+// and only when the run reached quiescence: faults stopped and the system
+// drained. A run that did not drain reports each job still live instead.
+//
+// # The invariants
+//
+//   - [ExactlyOnce]: at most one applied effect per (key, stage) and per
+//     (job, stage); after draining, exactly one per stage of each succeeded
+//     job.
+//   - [TenantIsolation]: a key belongs to the tenant that first enqueued
+//     it; no event carries it for another tenant, no result of one tenant's
+//     job travels under another tenant's key, no status answer or job id
+//     goes to another tenant.
+//   - [BoundedRetries]: no lease beyond maxAttempts, after dead or
+//     cancelled (a redrive brings a dead job back), or at or after the
+//     deadline; no retry without an attempt left; every retry delay within
+//     its strategy's bound, computed from the configuration.
+//   - [Fencing]: no accepted call with a stale fence; fences grow; never two
+//     valid leases on one job.
+//   - [NothingLost]: every accepted job enqueued and finished; every outbox
+//     row published; nothing published without a commit (or a dual write);
+//     every dual write published; every published event applied.
+//   - [DLQHygiene]: DLQ reasons are codes; no raw error, document text
+//     ([Config.Secrets]), CPF number or e-mail address in the DLQ, the audit
+//     log, or event texts.
+//   - [OperatorActions]: only dead jobs are redriven or reprocessed
+//     (cancelled is terminal); a redrive keeps the key; a reprocess names
+//     its operator and creates the next version; both are rate-limited and
+//     audited.
+//
+// # Cost
+//
+// Record runs on every simulated event. Per-job state lives in slices
+// indexed by job id and outbox event id; the common events (lease,
+// heartbeat, advance, ack) do not allocate.
+package invariants

@@ -1,0 +1,224 @@
+package invariants
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Nothing lost, checked once the run drained: every accepted job was
+// enqueued and ends succeeded, dead or cancelled; every committed outbox
+// row was published; nothing was published that was never committed (or,
+// in the dual-write variant, written); every dual write was published;
+// every published event reached the consumer. A run that did not drain
+// instead reports each job still live.
+
+// outboxEvent is what the history says about one outbox event id.
+type outboxEvent struct {
+	commit, publish, apply uint64 // the first commit, publish and apply (or duplicate skip)
+	job                    model.JobID
+	key                    string
+	stage                  model.Stage
+}
+
+// dbWrite is a stage result written (or published) with no outbox row.
+type dbWrite struct {
+	seq   uint64
+	job   model.JobID
+	key   string
+	stage model.Stage
+}
+
+// event returns the entry of an outbox event id, growing the table; nil
+// for id 0 or a bogus id.
+func (s *Suite) event(id model.EventID) *outboxEvent {
+	if id <= 0 || id > model.EventID(len(s.outbox)+maxJump) {
+		return nil
+	}
+	if n := int(id) + 1; n > len(s.outbox) {
+		s.outbox = slices.Grow(s.outbox, n-len(s.outbox))[:n]
+	}
+	return &s.outbox[id]
+}
+
+// note fills the event's identity from the first event that names it.
+func (o *outboxEvent) note(e *model.Event) {
+	if o.key == "" {
+		o.job, o.key, o.stage = e.Job, e.Key, e.Stage
+	}
+}
+
+func (s *Suite) accept(e *model.Event, j *job) {
+	if !e.OK || j == nil {
+		return
+	}
+	if j.accepted == 0 {
+		j.accepted = e.Seq
+	}
+	s.acceptTenant(e, j)
+}
+
+func (s *Suite) commit(e *model.Event) {
+	if o := s.event(e.EventID); o != nil && e.OK {
+		o.note(e)
+		o.commit = first(o.commit, e.Seq)
+	}
+}
+
+func (s *Suite) dbWrite(e *model.Event) {
+	if e.OK {
+		s.writes = append(s.writes, dbWrite{seq: e.Seq, job: e.Job, key: e.Key, stage: e.Stage})
+	}
+}
+
+func (s *Suite) publish(e *model.Event) {
+	o := s.event(e.EventID)
+	if o == nil {
+		s.orphans = append(s.orphans, dbWrite{seq: e.Seq, job: e.Job, key: e.Key, stage: e.Stage})
+		return
+	}
+	o.note(e)
+	o.publish = first(o.publish, e.Seq)
+}
+
+// consumed records that the consumer saw an event (applied or skipped it
+// as a duplicate of an earlier apply).
+func (s *Suite) consumed(e *model.Event) {
+	if o := s.event(e.EventID); o != nil && (e.OK || e.Code == model.CodeDuplicateEvent) {
+		o.note(e)
+		o.apply = first(o.apply, e.Seq)
+	}
+}
+
+func first(old, seq uint64) uint64 {
+	if old != 0 {
+		return old
+	}
+	return seq
+}
+
+// finishLost runs the nothing-lost checks over the final state.
+func (s *Suite) finishLost(v *finalView, out *violations) {
+	if !s.drained {
+		s.undrained(v, out)
+		return
+	}
+	s.unfinished(v, out)
+	s.lostAccepts(out)
+	s.unpublished(v, out)
+	s.phantoms(v, out)
+	s.lostWrites(out)
+	s.unapplied(out)
+}
+
+// undrained reports every job still live in a run that did not drain.
+func (s *Suite) undrained(v *finalView, out *violations) {
+	for id := model.JobID(1); int(id) < len(v.state); id++ {
+		if v.known[id] && !v.state[id].Terminal() {
+			enq, last := s.seqs(id)
+			out.add(NothingLost, id, fmt.Sprintf("%v did not drain: still %v", id, v.state[id]), enq, last)
+		}
+	}
+}
+
+// unfinished reports every job of a drained run that is not terminal.
+func (s *Suite) unfinished(v *finalView, out *violations) {
+	for id := model.JobID(1); int(id) < len(v.state); id++ {
+		if v.known[id] && !v.state[id].Terminal() {
+			enq, last := s.seqs(id)
+			out.add(NothingLost, id, fmt.Sprintf("%v ended %v, not succeeded, dead or cancelled", id, v.state[id]), enq, last)
+		}
+	}
+}
+
+// seqs returns a job's enqueue and last event.
+func (s *Suite) seqs(id model.JobID) (enq, last uint64) {
+	if j := s.known(id); j != nil {
+		return j.enqSeq, j.lastSeq
+	}
+	return 0, 0
+}
+
+// lostAccepts reports job ids returned to a client but never enqueued.
+func (s *Suite) lostAccepts(out *violations) {
+	for id := range s.jobs {
+		if j := &s.jobs[id]; j.accepted != 0 && !j.enqueued {
+			out.add(NothingLost, model.JobID(id), fmt.Sprintf("%v returned to the client but never enqueued", model.JobID(id)), j.accepted)
+		}
+	}
+}
+
+// unpublished reports outbox rows never published.
+func (s *Suite) unpublished(v *finalView, out *violations) {
+	for _, r := range v.f.Rows {
+		var o outboxEvent
+		if r.EventID > 0 && r.EventID < model.EventID(len(s.outbox)) {
+			o = s.outbox[r.EventID]
+		}
+		if o.publish == 0 {
+			out.add(NothingLost, r.Job, fmt.Sprintf("%v (%v key %s stage=%v) committed but never published",
+				r.EventID, r.Job, r.Key, r.Stage), o.commit)
+		}
+	}
+}
+
+// phantoms reports events published with no outbox row and no dual write
+// behind them.
+func (s *Suite) phantoms(v *finalView, out *violations) {
+	written := s.written()
+	for id := range s.outbox {
+		o := &s.outbox[id]
+		if o.publish == 0 || o.commit != 0 || v.row(model.EventID(id)) || written[stageKey{o.key, o.stage}] {
+			continue
+		}
+		out.add(NothingLost, o.job, fmt.Sprintf("%v published for %v stage=%v, but no outbox row was committed",
+			model.EventID(id), o.job, o.stage), o.publish)
+	}
+	for _, p := range s.orphans {
+		if !written[stageKey{p.key, p.stage}] {
+			out.add(NothingLost, p.job, fmt.Sprintf("%v stage=%v published with no event id and nothing committed", p.job, p.stage), p.seq)
+		}
+	}
+}
+
+// written is the set of (key, stage) with a dual write.
+func (s *Suite) written() map[stageKey]bool {
+	m := make(map[stageKey]bool, len(s.writes))
+	for _, w := range s.writes {
+		m[stageKey{w.key, w.stage}] = true
+	}
+	return m
+}
+
+// lostWrites reports dual writes whose event never reached the broker.
+func (s *Suite) lostWrites(out *violations) {
+	if len(s.writes) == 0 {
+		return
+	}
+	published := make(map[stageKey]bool)
+	for i := range s.outbox {
+		if o := &s.outbox[i]; o.publish != 0 {
+			published[stageKey{o.key, o.stage}] = true
+		}
+	}
+	for _, p := range s.orphans {
+		published[stageKey{p.key, p.stage}] = true
+	}
+	for _, w := range s.writes {
+		if k := (stageKey{w.key, w.stage}); !published[k] {
+			published[k] = true // one report per lost event, however often it was written
+			out.add(NothingLost, w.job, fmt.Sprintf("%v stage=%v written to the database under key %s but its event was never published",
+				w.job, w.stage, w.key), w.seq)
+		}
+	}
+}
+
+// unapplied reports published events the consumer never saw.
+func (s *Suite) unapplied(out *violations) {
+	for id := range s.outbox {
+		if o := &s.outbox[id]; o.publish != 0 && o.apply == 0 {
+			out.add(NothingLost, o.job, fmt.Sprintf("%v (%v stage=%v) published but never applied", model.EventID(id), o.job, o.stage), o.publish)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Exactly-once effect: at most one applied effect per (key, stage) and per
+// (job, stage) — the latter catches a redrive under a fresh key redoing a
+// stage — and, once the run drained, exactly one per stage of every
+// succeeded job.
+
+// stageKey names one stage's effect: the key and the stage, without
+// building key + ":" + stage.
+type stageKey struct {
+	key   string
+	stage model.Stage
+}
+
+// onceState is the exactly-once checker's part of a job.
+type onceState struct {
+	first [model.StageDone]uint64 // the first applied effect of each stage
+	count [model.StageDone]uint8  // applied effects of each stage, saturating
+}
+
+// applyOnce checks an applied effect against the earlier ones of its key
+// and of its job.
+func (s *Suite) applyOnce(e *model.Event, j *job) {
+	if !e.OK || !e.HasStage {
+		return
+	}
+	k := stageKey{e.Key, e.Stage}
+	first, dup := s.applied[k]
+	if dup {
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice under key %s", e.Job, e.Stage, e.Key), first, e.Seq)
+	} else {
+		s.applied[k] = e.Seq
+	}
+	if j == nil || e.Stage >= model.StageDone {
+		return
+	}
+	o := &j.once
+	if o.first[e.Stage] == 0 {
+		o.first[e.Stage] = e.Seq
+	} else if !dup {
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice, the second time under key %s", e.Job, e.Stage, e.Key), o.first[e.Stage], e.Seq)
+	}
+	if o.count[e.Stage] < 255 {
+		o.count[e.Stage]++
+	}
+}
+
+// finishOnce checks, after a drained run, that every succeeded job has
+// exactly one applied effect per pipeline stage.
+func (s *Suite) finishOnce(v *finalView, out *violations) {
+	if !s.drained {
+		return
+	}
+	for id := model.JobID(1); int(id) < len(v.state); id++ {
+		if v.state[id] != model.Succeeded || !v.known[id] {
+			continue
+		}
+		for _, st := range model.Stages() {
+			s.checkEffects(v, id, st, out)
+		}
+	}
+}
+
+func (s *Suite) checkEffects(v *finalView, id model.JobID, st model.Stage, out *violations) {
+	n := v.effects[id][st]
+	var end, first uint64
+	var seen uint8
+	if j := s.known(id); j != nil {
+		end, first, seen = j.endSeq, j.once.first[st], j.once.count[st]
+	}
+	switch {
+	case n == 0:
+		out.add(ExactlyOnce, id, fmt.Sprintf("%v succeeded but stage=%v has no applied effect", id, st), end)
+	case n > 1 && seen < 2: // with two applies in the history it was reported already
+		out.add(ExactlyOnce, id, fmt.Sprintf("%v stage=%v has %d applied effects in the final state", id, st, n), end, first)
+	}
+}

@@ -1,0 +1,149 @@
+package invariants
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Reprocess and redrive: only dead jobs come back (cancelled is terminal);
+// a redrive keeps the job's key and is rate-limited globally; a reprocess
+// names an operator, creates a new job at the next operation version, is
+// rate-limited per tenant; both are in the audit log.
+
+// operatorLog is what the checker keeps of operator actions.
+type operatorLog struct {
+	redrive     bucket
+	redrives    []redriveRec
+	reprocesses []reprocessRec
+}
+
+type redriveRec struct {
+	seq uint64
+	job model.JobID
+}
+
+type reprocessRec struct {
+	seq      uint64
+	old, new model.JobID
+	operator string
+}
+
+// revivable checks that an operator brought back a dead job.
+func (s *Suite) revivable(e *model.Event, j *job) {
+	switch {
+	case j == nil || !j.enqueued:
+	case j.state == model.Cancelled:
+		s.report(OperatorActions, e.Job, fmt.Sprintf("%v of cancelled %v: cancelled is terminal", e.Kind, e.Job), j.endSeq, e.Seq)
+	case j.state != model.Dead:
+		s.report(OperatorActions, e.Job, fmt.Sprintf("%v of %v while %v: only dead jobs come back", e.Kind, e.Job, j.state), e.Seq)
+	}
+}
+
+// redrive checks an accepted redrive.
+func (s *Suite) redrive(e *model.Event, j *job) {
+	if !e.OK {
+		return
+	}
+	s.revivable(e, j)
+	if j != nil && j.enqueued && e.Key != j.key {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("redrive changed the key of %v from %s to %s", e.Job, j.key, e.Key), j.enqSeq, e.Seq)
+	}
+	if b := &s.ops.redrive; !b.take(e.At, e.Seq) {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("redrive of %v beyond the limit of %d per %s",
+			e.Job, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
+	}
+	s.ops.redrives = append(s.ops.redrives, redriveRec{seq: e.Seq, job: e.Job})
+}
+
+// reprocess checks an accepted reprocess.
+func (s *Suite) reprocess(e *model.Event, j *job) {
+	if !e.OK {
+		return
+	}
+	op := operatorOf(e.Text)
+	if op == "" {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v names no operator", e.Job), e.Seq)
+	}
+	s.revivable(e, j)
+	s.newVersion(e, j)
+	tenant := e.Tenant
+	if j != nil && j.enqueued {
+		tenant = j.tenant
+	}
+	if b := s.tenantBucket(tenant); !b.take(e.At, e.Seq) {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v beyond tenant %s's limit of %d per %s",
+			e.Job, tenant, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
+	}
+	s.ops.reprocesses = append(s.ops.reprocesses, reprocessRec{seq: e.Seq, old: e.Job, new: e.Other, operator: op})
+}
+
+// operatorOf returns X from an event text "operator=X ...".
+func operatorOf(text string) string {
+	op, ok := strings.CutPrefix(text, "operator=")
+	if !ok {
+		return ""
+	}
+	op, _, _ = strings.Cut(op, " ")
+	return op
+}
+
+// newVersion checks that a reprocess enqueued a new job at the old job's
+// operation version + 1.
+func (s *Suite) newVersion(e *model.Event, old *job) {
+	nj := s.known(e.Other)
+	if nj == nil || !nj.enqueued || e.Other == e.Job {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v enqueued no new job (other=%v)", e.Job, e.Other), e.Seq)
+		return
+	}
+	if old != nil && old.enqueued && nj.version != old.version+1 {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v (v%d) created %v at v%d, want v%d",
+			e.Job, old.version, e.Other, nj.version, old.version+1), old.enqSeq, nj.enqSeq, e.Seq)
+	}
+}
+
+func (s *Suite) tenantBucket(tenant string) *bucket {
+	b := s.buckets[tenant]
+	if b == nil {
+		nb := newBucket(s.cfg.Model.Reprocess)
+		b = &nb
+		s.buckets[tenant] = b
+	}
+	return b
+}
+
+// auditLink is what an audit entry must link for a reprocess.
+type auditLink struct {
+	old, new model.JobID
+	operator string
+}
+
+// finishOperator checks that every accepted reprocess and redrive is in
+// the audit log.
+func (s *Suite) finishOperator(v *finalView, out *violations) {
+	links := map[auditLink]bool{}
+	redriven := map[model.JobID]int{}
+	for _, a := range v.f.Audit {
+		switch a.Action {
+		case "reprocess":
+			links[auditLink{a.OldJob, a.NewJob, a.Operator}] = true
+		case "redrive":
+			if a.OldJob == a.NewJob {
+				redriven[a.OldJob]++
+			}
+		}
+	}
+	for _, r := range s.ops.reprocesses {
+		if r.operator != "" && !links[auditLink{r.old, r.new, r.operator}] {
+			out.add(OperatorActions, r.old, fmt.Sprintf("reprocess of %v into %v by operator %s is not in the audit log",
+				r.old, r.new, r.operator), r.seq)
+		}
+	}
+	for _, r := range s.ops.redrives {
+		if redriven[r.job]--; redriven[r.job] < 0 {
+			out.add(OperatorActions, r.job, fmt.Sprintf("redrive of %v is not in the audit log", r.job), r.seq)
+		}
+	}
+}

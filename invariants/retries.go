@@ -1,0 +1,72 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Bounded retries: attempts never exceed maxAttempts; no attempt after the
+// job went dead or cancelled (unless a redrive brought a dead job back) or
+// after its deadline; every retry delay within its strategy's bound,
+// computed here from the configuration, not taken from the event.
+
+// leaseAttempt checks that a lease is an attempt the job may still make.
+func (s *Suite) leaseAttempt(e *model.Event, j *job) {
+	if m := s.cfg.Model.MaxAttempts; m > 0 && e.Attempt > m {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased for attempt %d of at most %d", e.Job, e.Attempt, m), e.Seq)
+	}
+	if j == nil {
+		return
+	}
+	if j.over() {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased after it went %v", e.Job, j.state), j.endSeq, e.Seq)
+	}
+	if j.deadline > 0 && e.At >= j.deadline {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased at %s, at or after its deadline %s",
+			e.Job, millis(e.At), millis(j.deadline)), j.enqSeq, e.Seq)
+	}
+}
+
+// retry checks an accepted retry: the job still had an attempt left and
+// the delay is within the strategy's bound for the attempt that failed.
+func (s *Suite) retry(e *model.Event, j *job) {
+	if !e.OK {
+		return
+	}
+	attempt, lease := e.Attempt, uint64(0)
+	if j != nil {
+		if j.over() {
+			s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after it went %v", e.Job, j.state), j.endSeq, e.Seq)
+		}
+		if j.lease.fence != 0 {
+			attempt, lease = j.lease.attempt, j.lease.seq
+		}
+	}
+	if m := s.cfg.Model.MaxAttempts; m > 0 && attempt >= m {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after attempt %d of at most %d", e.Job, attempt, m), lease, e.Seq)
+	}
+	if bound, ok := backoffBound(s.cfg.Model.Retry, attempt); ok && (e.N < 0 || e.N > bound) {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retry delay %s outside [0, %s] for attempt %d (%v)",
+			e.Job, millis(e.N), millis(bound), attempt, s.cfg.Model.Retry.Strategy), lease, e.Seq)
+	}
+}
+
+// backoffBound is the longest delay the strategy allows after attempt
+// number attempt failed: base for fixed, min(cap, base·2^attempt) for
+// full jitter and plain exponential (the model's Decide draws with the
+// attempt counter already incremented by the lease). ok is false when the
+// configuration gives no bound.
+func backoffBound(c model.RetryConfig, attempt int32) (bound model.Time, ok bool) {
+	if c.Base <= 0 {
+		return 0, false
+	}
+	if c.Strategy == model.Fixed {
+		return c.Base, true
+	}
+	a := max(attempt, 0)
+	if c.Base > c.Cap>>a { // a shift by 64 or more gives 0
+		return c.Cap, true
+	}
+	return c.Base << a, true
+}

@@ -1,0 +1,139 @@
+package invariants
+
+import (
+	"slices"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Suite runs every checker over one run. Safety is checked as events
+// arrive ([Suite.Record]); liveness and final-state checks run in
+// [Suite.Finish], liveness only when the run drained ([Suite.Drained]).
+// A Suite implements [model.Recorder].
+type Suite struct {
+	cfg     Config
+	drained bool
+	safety  violations
+
+	jobs    []job               // jobs[id]; index 0 unused
+	owners  map[string]owner    // tenant-isolation: who owns each key
+	applied map[stageKey]uint64 // exactly-once: first applied effect per (key, stage)
+	outbox  []outboxEvent       // nothing-lost: per EventID
+	writes  []dbWrite           // nothing-lost: dual writes
+	orphans []dbWrite           // nothing-lost: publishes with no event id
+	ops     operatorLog         // reprocess-redrive
+	buckets map[string]*bucket  // reprocess-redrive: per-tenant reprocess limit
+}
+
+// NewSuite returns a suite with no history.
+func NewSuite(cfg Config) *Suite {
+	s := &Suite{
+		cfg:     cfg,
+		jobs:    make([]job, 1, 64),
+		owners:  map[string]owner{},
+		applied: map[stageKey]uint64{},
+		buckets: map[string]*bucket{},
+	}
+	s.ops.redrive = newBucket(cfg.Model.Redrive)
+	return s
+}
+
+// Check is the pure-function form for fixtures: it feeds history to a new
+// suite, then checks the final state.
+func Check(cfg Config, history []model.Event, f Final, drained bool) []Violation {
+	s := NewSuite(cfg)
+	for i := range history {
+		s.Record(&history[i])
+	}
+	s.Drained(drained)
+	return s.Finish(f)
+}
+
+// Drained tells the suite whether the run reached quiescence (faults
+// stopped and the system drained). Liveness checks apply only when it did;
+// when it did not, [NothingLost] reports every job still live. Call it
+// before [Suite.Finish].
+func (s *Suite) Drained(ok bool) { s.drained = ok }
+
+// Failed reports whether a safety violation was found so far.
+func (s *Suite) Failed() bool { return len(s.safety) > 0 }
+
+// Violations returns the safety violations found so far, in history order.
+func (s *Suite) Violations() []Violation { return slices.Clone(s.safety) }
+
+// Finish runs the end-of-run checks over f and returns every violation:
+// the safety ones in history order, then the final ones invariant by
+// invariant in the order of [Names]. It may be called more than once.
+func (s *Suite) Finish(f Final) []Violation {
+	v := s.view(f)
+	out := violations(slices.Clone(s.safety))
+	s.finishOnce(v, &out)
+	s.finishLost(v, &out)
+	s.finishHygiene(v, &out)
+	s.finishOperator(v, &out)
+	return out
+}
+
+// Record observes one event. It keeps nothing that points into e (the
+// caller reuses it) and does not allocate on the common path.
+func (s *Suite) Record(e *model.Event) {
+	var j *job
+	if e.Kind != model.EvStatus { // a status query may name any id
+		j = s.job(e.Job)
+	}
+	if e.Text != "" {
+		s.checkText(e)
+	}
+	if e.Key != "" && e.Kind != model.EvStatus {
+		s.checkKey(e, j)
+	}
+	s.observe(e, j)
+	if j != nil {
+		j.advance(e)
+	}
+}
+
+// observe hands the event to the checkers that look at its kind, before
+// the job's lifecycle moves on.
+func (s *Suite) observe(e *model.Event, j *job) {
+	switch e.Kind {
+	case model.EvEnqueue:
+		s.enqueue(e, j)
+	case model.EvAccept:
+		s.accept(e, j)
+	case model.EvStatus:
+		s.status(e)
+	case model.EvLease:
+		s.leaseAttempt(e, j)
+		s.leaseFence(e, j)
+	case model.EvHeartbeat:
+		s.heartbeat(e, j)
+	case model.EvAdvance, model.EvAck:
+		s.checkFence(e, j)
+	case model.EvRetry:
+		s.checkFence(e, j)
+		s.retry(e, j)
+	case model.EvDead, model.EvCancel:
+		s.checkHolder(e, j)
+	case model.EvCommit:
+		s.commit(e)
+	case model.EvDBWrite:
+		s.dbWrite(e)
+	case model.EvPublish:
+		s.publish(e)
+	case model.EvApply:
+		s.applyOnce(e, j)
+		s.consumed(e)
+	case model.EvDLQWrite:
+		s.dlqWrite(e, j)
+	case model.EvRedrive:
+		s.redrive(e, j)
+	case model.EvReprocess:
+		s.reprocess(e, j)
+	}
+}
+
+// report records a safety violation.
+func (s *Suite) report(inv string, job model.JobID, msg string, seqs ...uint64) {
+	s.safety.add(inv, job, msg, seqs...)
+}

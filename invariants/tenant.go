@@ -1,0 +1,82 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Tenant isolation: no key, result, effect or status answer crosses
+// tenants. A key belongs to the tenant of the first durable enqueue that
+// used it; every later event carrying the key must carry that tenant.
+
+// owner is the tenant a key belongs to and the enqueue that decided it.
+type owner struct {
+	tenant string
+	seq    uint64
+}
+
+// claimKey makes the enqueuing tenant the owner of a key nobody owns yet.
+func (s *Suite) claimKey(e *model.Event, j *job) {
+	o, ok := s.owners[e.Key]
+	if !ok {
+		o = owner{tenant: e.Tenant, seq: e.Seq}
+		s.owners[e.Key] = o
+	}
+	j.keyOwned = o.tenant == e.Tenant
+}
+
+// checkKey checks an event carrying a key. The common case, an event with
+// its job's own key and tenant, costs two string comparisons.
+func (s *Suite) checkKey(e *model.Event, j *job) {
+	if j != nil && j.keyOwned && e.Key == j.key && e.Tenant == j.tenant {
+		return
+	}
+	o, owned := s.owners[e.Key]
+	if owned && e.Tenant != "" && e.Tenant != o.tenant {
+		s.report(TenantIsolation, e.Job, fmt.Sprintf("key %s of tenant %s carried by tenant %s (%v)",
+			e.Key, o.tenant, e.Tenant, e.Kind), o.seq, e.Seq)
+		return
+	}
+	if j == nil || !j.enqueued || !carriesResult(e.Kind) {
+		return
+	}
+	switch {
+	case owned && j.tenant != o.tenant:
+		s.report(TenantIsolation, e.Job, fmt.Sprintf("%v of tenant %s: %v under key %s of tenant %s",
+			e.Job, j.tenant, e.Kind, e.Key, o.tenant), o.seq, j.enqSeq, e.Seq)
+	case e.Tenant != "" && e.Tenant != j.tenant:
+		s.report(TenantIsolation, e.Job, fmt.Sprintf("%v of tenant %s: %v for tenant %s",
+			e.Job, j.tenant, e.Kind, e.Tenant), j.enqSeq, e.Seq)
+	}
+}
+
+// carriesResult says whether events of kind k carry a stage result or
+// effect, which belongs to the tenant of the job that produced it.
+func carriesResult(k model.EventKind) bool {
+	switch k {
+	case model.EvCommit, model.EvDBWrite, model.EvPublish, model.EvApply:
+		return true
+	}
+	return false
+}
+
+// status checks that an answered status query was asked by the job's
+// owner.
+func (s *Suite) status(e *model.Event) {
+	if !e.OK {
+		return
+	}
+	if j := s.known(e.Job); j != nil && j.enqueued && j.tenant != e.Tenant {
+		s.report(TenantIsolation, e.Job, fmt.Sprintf("status of %v (tenant %s) answered to tenant %s",
+			e.Job, j.tenant, e.Tenant), j.enqSeq, e.Seq)
+	}
+}
+
+// acceptTenant checks that the API returned a job id to the job's owner.
+func (s *Suite) acceptTenant(e *model.Event, j *job) {
+	if j.enqueued && e.Tenant != "" && e.Tenant != j.tenant {
+		s.report(TenantIsolation, e.Job, fmt.Sprintf("%v (tenant %s) returned to a client of tenant %s",
+			e.Job, j.tenant, e.Tenant), j.enqSeq, e.Seq)
+	}
+}

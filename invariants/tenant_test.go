@@ -1,0 +1,37 @@
+package invariants
+
+import (
+	"testing"
+
+	"github.com/durasim/durasim/model"
+)
+
+func TestTenantIsolation(t *testing.T) {
+	as := func(tenant, k string) func(e *model.Event) {
+		return func(e *model.Event) { e.Tenant, e.Key = tenant, k }
+	}
+	globex2 := enqueueAs(2, "globex", "globex:d1:v1")
+	runTable(t, TenantIsolation, []fixture{
+		{name: "same document in two tenants, status asked by the owner",
+			history: one(enqueueAs(1, "acme", "acme:d1:v1"), globex2, status(1, "acme"),
+				rejected(status(1, "globex"), model.CodeNotFound), with(lease(2, 1, 1), as("globex", "globex:d1:v1")))},
+		{name: "key without tenant: another tenant's enqueue deduped onto the key",
+			history: one(enqueueAs(1, "acme", "d1:v1"), rejected(enqueueAs(1, "globex", "d1:v1"), model.CodeDeduped)),
+			want:    []want{{1, []uint64{1, 2}, "key d1:v1 of tenant acme carried by tenant globex (enqueue)"}}},
+		{name: "status answered to another tenant",
+			history: one(enqueue(1), status(1, "globex")),
+			want:    []want{{1, []uint64{1, 2}, "status of j1 (tenant acme) answered to tenant globex"}}},
+		{name: "commit by another tenant under a key it does not own",
+			history: one(enqueue(1), globex2, with(commit(2, model.StageIngest, 1), as("globex", key(1)))),
+			want:    []want{{2, []uint64{1, 3}, "key acme:d1:v1 of tenant acme carried by tenant globex (commit)"}}},
+		{name: "one tenant's job applied under another tenant's key",
+			history: one(enqueue(1), globex2, with(apply(2, model.StageIngest, 1), as("acme", key(1)))),
+			want:    []want{{2, []uint64{1, 2, 3}, "j2 of tenant globex: apply under key acme:d1:v1 of tenant acme"}}},
+		{name: "a job's effect applied for another tenant",
+			history: one(enqueue(1), with(apply(1, model.StageIngest, 1), as("globex", "unowned:key"))),
+			want:    []want{{1, []uint64{1, 2}, "j1 of tenant acme: apply for tenant globex"}}},
+		{name: "job id returned to a client of another tenant",
+			history: one(enqueue(1), with(accept(1), func(e *model.Event) { e.Tenant = "globex" })),
+			want:    []want{{1, []uint64{1, 2}, "j1 (tenant acme) returned to a client of tenant globex"}}},
+	})
+}

@@ -1,0 +1,35 @@
+package model
+
+// DualWrite is the first half of seed 000's naiveDualWrite: the stage's
+// result is written to the database with no outbox row, so nothing durable
+// remembers that an event is owed.
+func (s *System) DualWrite(actor Actor, id JobID, key string, st Stage) {
+	j := s.job(id)
+	k := resultKey{key, st}
+	if _, ok := s.outbox.results[k]; !ok {
+		s.outbox.results[k] = &Result{Key: key, Stage: st, Tenant: j.Tenant, Job: id, PayloadHash: j.PayloadHash}
+	}
+	e := jobEvent(s.event(EvDBWrite, actor), j)
+	e.Key, e.Stage, e.HasStage, e.OK = key, st, true, true
+	s.emit(e)
+}
+
+// PublishDirect is its second half: the event goes straight to the broker.
+// The row it creates exists only so the consumer can read the event; it is
+// born published, and nothing would have republished it after a crash.
+func (s *System) PublishDirect(actor Actor, key string, st Stage) (int64, bool) {
+	res, ok := s.outbox.results[resultKey{key, st}]
+	if !ok {
+		return 0, false
+	}
+	if res.EventID == 0 {
+		id := EventID(len(s.outbox.rows) + 1)
+		now := s.Now()
+		s.outbox.rows = append(s.outbox.rows, OutboxRow{
+			EventID: id, Key: key, Stage: st, Tenant: res.Tenant, Job: res.Job,
+			CommittedAt: now, Published: true, PublishedAt: now,
+		})
+		res.EventID = id
+	}
+	return s.Publish(actor, res.EventID), true
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/model"
+)
+
+// Config describes one simulation: workload, design, faults and limits.
+type Config struct {
+	Workers int32
+	Docs    int32
+	Tenants int32
+	// Only, when set, keeps just these documents (1-based indices into the
+	// Docs generated ones, ascending); each keeps its content and arrival.
+	// The shrinker uses it to drop any document, not only the last ones.
+	Only    []int32
+	Variant string // "correct" or a naive variant's name
+	Model   model.Config
+
+	// Faults: an explicit plan always applies; Swarm adds the seed's random
+	// faults on top (off when replaying a realized or shrunk plan).
+	Plan      faults.Plan
+	Swarm     bool
+	MaxFaults int32
+
+	// ArrivalGap is the mean time between document arrivals.
+	ArrivalGap model.Time
+	// MaxTime bounds virtual time; a run that has not drained by then is
+	// reported as not drained (liveness is then a violation).
+	MaxTime model.Time
+	// MaxEvents bounds the number of events of a run.
+	MaxEvents uint64
+
+	KeepTrace       bool // keep the text of every trace line (replay, reports)
+	StopOnViolation bool // end the run at the first safety violation
+}
+
+// DefaultConfig is the standard swarm workload of `durasim run`.
+func DefaultConfig() Config {
+	return Config{
+		Workers:    4,
+		Docs:       24,
+		Tenants:    3,
+		Variant:    "correct",
+		Model:      model.DefaultConfig(),
+		Swarm:      true,
+		MaxFaults:  12,
+		ArrivalGap: 250 * model.Millisecond,
+		MaxTime:    4 * 60 * 60_000 * model.Millisecond,
+		MaxEvents:  20_000_000,
+	}
+}
+
+// Validate rejects configurations that cannot run, with one error per
+// problem.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Workers <= 0 {
+		errs = append(errs, fmt.Errorf("workers must be positive (got %d)", c.Workers))
+	}
+	if c.Docs <= 0 {
+		errs = append(errs, fmt.Errorf("docs must be positive (got %d)", c.Docs))
+	}
+	if c.Tenants <= 0 || c.Tenants > int32(len(tenantNames)) {
+		errs = append(errs, fmt.Errorf("tenants must be between 1 and %d (got %d)", len(tenantNames), c.Tenants))
+	}
+	for i, d := range c.Only {
+		if d < 1 || d > c.Docs || i > 0 && d <= c.Only[i-1] {
+			errs = append(errs, fmt.Errorf("only: documents must be ascending indices between 1 and %d", c.Docs))
+			break
+		}
+	}
+	if _, err := model.LookupDesign(c.Variant); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Model.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	for _, f := range c.Plan.Faults {
+		if err := f.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("plan: %w", err))
+		} else if f.Worker >= c.Workers {
+			errs = append(errs, fmt.Errorf("plan: %v names worker w%d but there are %d workers", f, f.Worker, c.Workers))
+		} else if f.Doc > c.Docs {
+			errs = append(errs, fmt.Errorf("plan: %v names doc %d but there are %d docs", f, f.Doc, c.Docs))
+		}
+	}
+	if c.ArrivalGap < 0 || c.MaxTime <= 0 || c.MaxEvents == 0 || c.MaxFaults < 0 {
+		errs = append(errs, errors.New("arrival gap must be >= 0, max time, max events > 0, max faults >= 0"))
+	}
+	return errors.Join(errs...)
+}
+
+// DocCount is how many documents the run submits.
+func (c Config) DocCount() int32 {
+	if len(c.Only) > 0 {
+		return int32(len(c.Only))
+	}
+	return c.Docs
+}

@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Divergence describes two runs of one seed that differed.
+type Divergence struct {
+	Line   int    // 1-based index of the first differing trace line
+	First  string // that line in the first run ("" if the run ended)
+	Second string // that line in the second run
+	Diff   string // go-cmp diff of the two traces around it
+}
+
+func (d *Divergence) Error() string {
+	return fmt.Sprintf("nondeterminism: trace line %d differs: %q vs %q", d.Line, d.First, d.Second)
+}
+
+// CheckDeterminism runs seed twice and compares the traces (madsim's
+// check). It returns the hash and, if the runs differed, the first
+// diverging line.
+func CheckDeterminism(cfg Config, seed uint64) (uint64, *Divergence, error) {
+	cfg.KeepTrace = true
+	a, err := Run(cfg, seed)
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := Run(cfg, seed)
+	if err != nil {
+		return 0, nil, err
+	}
+	if a.Hash == b.Hash && len(a.Trace) == len(b.Trace) {
+		return a.Hash, nil, nil
+	}
+	return a.Hash, firstDivergence(a.Trace, b.Trace), nil
+}
+
+func firstDivergence(a, b []string) *Divergence {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	d := &Divergence{Line: i + 1}
+	if i < len(a) {
+		d.First = a[i]
+	}
+	if i < len(b) {
+		d.Second = b[i]
+	}
+	lo, hi := max(0, i-2), i+3
+	d.Diff = cmp.Diff(window(a, lo, hi), window(b, lo, hi))
+	return d
+}
+
+func window(s []string, lo, hi int) []string { return s[min(lo, len(s)):min(hi, len(s))] }

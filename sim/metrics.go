@@ -1,0 +1,142 @@
+package sim
+
+import "github.com/durasim/durasim/model"
+
+// DocMetrics keeps seed 000's three numbers apart for one document: time
+// waiting in the queue, inference time, and the wait until its review
+// entry reaches the operator.
+type DocMetrics struct {
+	Job         model.JobID
+	Tenant      string
+	Document    string
+	QueueWait   model.Time // enqueue → first lease
+	Inference   model.Time // sum of extraction latencies over attempts
+	ReviewWait  model.Time // review committed → review entry applied
+	Attempts    int32
+	Extractions int32
+	Effects     int32
+}
+
+// Metrics are a run's synthetic figures.
+type Metrics struct {
+	Docs        []DocMetrics // one per job, in job order
+	QueueDepth  []int32      // live jobs sampled every Tick
+	Tick        model.Time
+	Leases      int64
+	Extractions int64 // extraction calls (stage extract), all attempts
+	Effects     int64 // effects applied by the consumer
+	Commits     int64
+	Dedupes     int64 // commits deduped + deliveries skipped as duplicates
+	Retries     int64
+	Dead        int64
+	Cancelled   int64
+	Succeeded   int64
+	Crashes     int64
+	Pauses      int64
+	Tokens      int64 // tokens spent by extraction attempts
+	RateLimited int64 // provider 429 answers
+	StaleFences int64 // fenced calls rejected
+}
+
+// metricsRecorder folds events into Metrics.
+type metricsRecorder struct {
+	m            Metrics
+	firstLeased  []bool
+	reviewCommit []model.Time
+}
+
+func (r *metricsRecorder) doc(j model.JobID) *DocMetrics {
+	for int(j) > len(r.m.Docs) {
+		r.m.Docs = append(r.m.Docs, DocMetrics{Job: model.JobID(len(r.m.Docs) + 1)})
+		r.firstLeased = append(r.firstLeased, false)
+		r.reviewCommit = append(r.reviewCommit, 0)
+	}
+	return &r.m.Docs[j-1]
+}
+
+func (r *metricsRecorder) observe(e *model.Event) {
+	switch e.Kind {
+	case model.EvEnqueue:
+		if e.OK {
+			d := r.doc(e.Job)
+			d.Tenant, d.Document = e.Tenant, e.Key
+			d.QueueWait = -e.At
+		}
+	case model.EvLease:
+		r.m.Leases++
+		d := r.doc(e.Job)
+		d.Attempts++
+		if !r.firstLeased[e.Job-1] {
+			r.firstLeased[e.Job-1] = true
+			d.QueueWait += e.At
+		}
+	case model.EvExtract:
+		if e.Stage == model.StageExtract {
+			r.m.Extractions++
+			r.m.Tokens += e.N2
+			d := r.doc(e.Job)
+			d.Extractions++
+			d.Inference += e.N
+		}
+	case model.EvCommit:
+		r.observeCommit(e)
+	case model.EvApply:
+		r.observeApply(e)
+	default:
+		r.observeOutcome(e)
+	}
+}
+
+func (r *metricsRecorder) observeCommit(e *model.Event) {
+	r.m.Commits++
+	if e.Code == model.CodeDeduped {
+		r.m.Dedupes++
+	} else if e.OK && e.Stage == model.StageReview {
+		r.doc(e.Job)
+		r.reviewCommit[e.Job-1] = e.At
+	}
+}
+
+func (r *metricsRecorder) observeApply(e *model.Event) {
+	if !e.OK {
+		r.m.Dedupes++
+		return
+	}
+	r.m.Effects++
+	d := r.doc(e.Job)
+	d.Effects++
+	if e.Stage == model.StageReview && d.ReviewWait == 0 {
+		d.ReviewWait = e.At - r.reviewCommit[e.Job-1]
+	}
+}
+
+func (r *metricsRecorder) observeOutcome(e *model.Event) {
+	switch e.Kind {
+	case model.EvRetry:
+		if e.OK {
+			r.m.Retries++
+		}
+	case model.EvDead, model.EvExhausted:
+		r.m.Dead++
+	case model.EvCancel, model.EvCancelAtLease:
+		r.m.Cancelled++
+	case model.EvAck:
+		if e.OK {
+			r.m.Succeeded++
+		}
+	case model.EvCrash:
+		r.m.Crashes++
+	case model.EvPause:
+		r.m.Pauses++
+	case model.EvWorkFail:
+		if e.Code == model.CodeProviderRateLimited {
+			r.m.RateLimited++
+		}
+	}
+	if e.Code == model.CodeStaleFence {
+		r.m.StaleFences++
+	}
+}
+
+// sampleDepth appends one queue-depth sample.
+func (r *metricsRecorder) sampleDepth(live int) { r.m.QueueDepth = append(r.m.QueueDepth, int32(live)) }

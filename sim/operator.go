@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"github.com/durasim/durasim/model"
+)
+
+// operatorName is the operator id written to the audit log.
+const operatorName = "op-ana"
+
+// operator is the human at the DLQ console. Every few seconds it looks at
+// the quarantined jobs: a job that ran out of attempts or budget is
+// redriven (its dependency is assumed fixed), a poison job is reprocessed
+// as a new version (its fix is assumed deployed). Now and then it also
+// tries what it must not be able to do: bring back a cancelled job, or
+// flood a tenant with reprocess requests.
+type operator struct {
+	tried map[model.JobID]bool
+}
+
+func (r *run) operatorActor() model.Actor { return model.Actor{Role: model.RoleOperator} }
+
+func (r *run) operatorRound() {
+	for _, id := range r.sys.Quarantined() {
+		if r.operator.tried[id] {
+			continue
+		}
+		r.operator.tried[id] = true
+		r.decide(id)
+	}
+	if r.ops.Chance(50_000) {
+		r.tryCancelled()
+	}
+	r.at(r.now()+operatorEvery, evOperator, 0, 0)
+}
+
+// decide redrives or reprocesses one quarantined job.
+func (r *run) decide(id model.JobID) {
+	job, _ := r.sys.Job(id)
+	switch job.LastCode {
+	case model.CodeMaxAttemptsExceeded, model.CodeBudgetExhausted, model.CodeTransient, model.CodeProviderRateLimited:
+		if job.RedriveCount < 2 {
+			if r.sys.Redrive(r.operatorActor(), id) == nil {
+				r.kickWorker()
+			} else {
+				delete(r.operator.tried, id) // rate-limited: try again next round
+			}
+		}
+	default:
+		if job.Origin != 0 {
+			return // a reprocessed job that died again needs a human, not a loop
+		}
+		nid, err := r.sys.Reprocess(r.operatorActor(), id, operatorName)
+		if err == model.ErrRateLimited {
+			delete(r.operator.tried, id)
+			return
+		}
+		if err == nil {
+			r.noteJob(nid, r.jobDoc[id-1])
+			r.kickWorker()
+		}
+	}
+}
+
+// tryCancelled attempts the forbidden: redrive or reprocess a cancelled job.
+func (r *run) tryCancelled() {
+	n := r.sys.Jobs()
+	for k := 0; k < n; k++ {
+		id := model.JobID(1 + (k+int(r.ops.IntN(n)))%n)
+		if job, _ := r.sys.Job(id); job.State == model.Cancelled {
+			_ = r.sys.Redrive(r.operatorActor(), id)
+			_, _ = r.sys.Reprocess(r.operatorActor(), id, operatorName)
+			return
+		}
+	}
+}
+
+// hasWork reports whether the operator would still act on some entry.
+func (op *operator) hasWork(r *run) bool {
+	for _, id := range r.sys.Quarantined() {
+		if !op.tried[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// provider is the modeled LLM provider's rate limit: at most limit calls
+// per one-second window; over it the provider answers 429 (transient).
+type provider struct {
+	window model.Time
+	calls  int32
+	limit  int32
+}
+
+func newProvider() provider { return provider{limit: 50} }
+
+func (p *provider) limited(now model.Time, burst bool) bool {
+	if w := now / (1000 * model.Millisecond); w != p.window {
+		p.window, p.calls = w, 0
+	}
+	p.calls++
+	return burst || p.calls > p.limit
+}

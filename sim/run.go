@@ -1,0 +1,314 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
+)
+
+// Result is everything one run produced.
+type Result struct {
+	Seed         uint64
+	Config       Config
+	Events       uint64
+	Hash         uint64
+	Trace        []string      // only with Config.KeepTrace
+	History      []model.Event // only with Config.KeepTrace
+	Violations   []invariants.Violation
+	Metrics      Metrics
+	Realized     faults.Plan // every fault that took effect, as a replayable plan
+	Swarm        string      // the seed's swarm options ("" when off)
+	Injected     [faults.KindCount]int
+	BoundaryHits []int // crash/pause faults per model.Boundary
+	Crossings    []int32
+	Drained      bool
+	End          model.Time
+}
+
+// Failed reports whether any invariant was violated.
+func (r *Result) Failed() bool { return len(r.Violations) > 0 }
+
+// HashHex is the trace hash as 16 hex digits.
+func (r *Result) HashHex() string { return fmt.Sprintf("%016x", r.Hash) }
+
+// Scheduler event kinds.
+const (
+	evWorker int32 = iota
+	evWorkerRestart
+	evRelay
+	evRelayRestart
+	evDeliver
+	evRedeliver
+	evConsumerRestart
+	evArrival
+	evAPIRestart
+	evStatus
+	evOperator
+	evTick
+)
+
+// Timing of the simulated environment.
+const (
+	tick          = 100 * model.Millisecond
+	idleMax       = 1000 * model.Millisecond
+	relayPoll     = 200 * model.Millisecond
+	operatorEvery = 2000 * model.Millisecond
+	clientRetry   = 1500 * model.Millisecond
+	visibility    = 2000 * model.Millisecond // broker redelivers an unacked message
+	faultWindow   = 60_000 * model.Millisecond
+)
+
+// run is the state of one simulation.
+type run struct {
+	cfg       Config
+	seed      uint64
+	sched     *scheduler.Scheduler
+	sys       *model.System
+	design    *model.Design
+	inj       *faults.Injector
+	swarm     *faults.Swarm
+	crossings []int32 // how often each boundary was crossed
+	suite     *invariants.Suite
+	rec       *recorder
+	metrics   *metricsRecorder
+	docs      []Doc
+	lat, ops  *scheduler.Stream
+
+	workers  []worker
+	parked   []int32 // idle workers waiting for work, most recent last
+	relay    relayActor
+	consumer restartable
+	api      restartable
+	provider provider
+	operator operator
+
+	jobDoc       []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
+	docJob       []model.JobID // doc index → the job id its client was given
+	arrivalsLeft int
+	lastArrival  model.Time
+	quiescent    bool
+	drained      bool
+	done         bool
+	stopped      bool // ended early at a safety violation
+}
+
+// restartable is the crash state of a stateless actor (API, consumer).
+type restartable struct {
+	down bool
+	inc  int32
+	upAt model.Time
+}
+
+// Run executes one seed of cfg and checks every invariant.
+func Run(cfg Config, seed uint64) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := newRun(cfg, seed)
+	r.loop()
+	return r.result(), nil
+}
+
+func newRun(cfg Config, seed uint64) *run {
+	design, _ := model.LookupDesign(cfg.Variant)
+	r := &run{cfg: cfg, seed: seed, design: design}
+	r.docs = selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg), cfg.Only)
+	r.lat = scheduler.Derive(seed, scheduler.StreamLatency)
+	r.ops = scheduler.Derive(seed, scheduler.StreamOperator)
+	r.sched = scheduler.New(scheduler.Derive(seed, scheduler.StreamSchedule), r)
+	r.suite = invariants.NewSuite(invariants.Config{Model: cfg.Model, Secrets: secrets(r.docs)})
+	r.metrics = &metricsRecorder{}
+	r.metrics.m.Tick = tick
+	r.rec = newRecorder(cfg.KeepTrace, r.suite, r.metrics)
+	r.sys = model.NewSystem(cfg.Model, design, model.Env{
+		Clock: r.sched.Clock(), Epoch: scheduler.Epoch, Rand: r.lat, Recorder: r.rec,
+	})
+	r.inj = r.newInjector()
+	r.crossings = make([]int32, len(model.Boundaries())+1)
+	r.provider = newProvider()
+	r.operator.tried = map[model.JobID]bool{}
+	r.start()
+	return r
+}
+
+func (r *run) newInjector() *faults.Injector {
+	fr := scheduler.Derive(r.seed, scheduler.StreamFaults)
+	if r.cfg.Swarm {
+		horizon := r.docs[len(r.docs)-1].Arrival + faultWindow
+		r.swarm = faults.NewSwarm(fr, faults.SwarmParams{
+			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
+			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
+		})
+	}
+	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
+}
+
+// crossing is every actor's passage through a named boundary: counted,
+// then handed to the injector, which may crash or pause the actor there.
+func (r *run) crossing(b model.Boundary, worker int32) faults.Action {
+	r.crossings[b]++
+	return r.inj.Crossing(b, worker)
+}
+
+// start schedules the first events: arrivals, idle workers, relay,
+// operator and the tick.
+func (r *run) start() {
+	r.workers = make([]worker, r.cfg.Workers)
+	for i := range r.workers {
+		w := &r.workers[i]
+		w.id = int32(i)
+		r.wake(w, 0)
+	}
+	for i := range r.docs {
+		r.sched.At(scheduler.Time(r.docs[i].Arrival), scheduler.Event{Kind: evArrival, Arg: int64(i)})
+	}
+	r.arrivalsLeft = len(r.docs)
+	r.docJob = make([]model.JobID, len(r.docs))
+	r.lastArrival = r.docs[len(r.docs)-1].Arrival
+	r.wakeRelay(0)
+	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+	r.sched.At(scheduler.Time(tick), scheduler.Event{Kind: evTick})
+}
+
+// now is the current virtual time in model units.
+func (r *run) now() model.Time { return model.Time(r.sched.Now()) }
+
+// at schedules a scheduler event at model time t.
+func (r *run) at(t model.Time, kind int32, actor int32, arg int64) {
+	r.sched.At(scheduler.Time(t), scheduler.Event{Kind: kind, Actor: actor, Arg: arg})
+}
+
+// Handle dispatches one scheduler event to its actor.
+func (r *run) Handle(ev scheduler.Event) {
+	switch ev.Kind {
+	case evWorker:
+		r.workerWake(&r.workers[ev.Actor], ev.Arg)
+	case evWorkerRestart:
+		r.restartWorker(&r.workers[ev.Actor])
+	case evRelay:
+		r.relayWake(ev.Arg)
+	case evRelayRestart:
+		r.restartRelay()
+	case evDeliver, evRedeliver:
+		r.deliver(ev.Arg, ev.Kind == evRedeliver)
+	case evConsumerRestart:
+		r.restart(&r.consumer, model.RoleConsumer)
+	case evArrival:
+		r.arrive(int32(ev.Arg))
+	case evAPIRestart:
+		r.restart(&r.api, model.RoleAPI)
+	case evStatus:
+		r.statusProbe(int32(ev.Arg))
+	case evOperator:
+		r.operatorRound()
+	case evTick:
+		r.tick()
+	}
+}
+
+// loop runs events until the run drained, hit a limit or (optionally) a
+// safety violation.
+func (r *run) loop() {
+	for !r.done && r.sched.Step() {
+		if r.sched.Steps() >= r.cfg.MaxEvents || r.now() >= r.cfg.MaxTime {
+			break
+		}
+		if r.cfg.StopOnViolation && r.suite.Failed() {
+			r.stopped = true
+			break
+		}
+	}
+}
+
+// simEvent records an event of the simulation itself (crash, pause, phase).
+func (r *run) simEvent(kind model.EventKind, actor model.Actor) *model.Event {
+	r.rec.scratch = model.Event{Kind: kind, Actor: actor, At: r.now()}
+	return &r.rec.scratch
+}
+
+func (r *run) emit(e *model.Event) { r.rec.Record(e) }
+
+// tick samples the queue depth and moves the run through its phases.
+func (r *run) tick() {
+	r.metrics.sampleDepth(r.sys.Live())
+	now := r.now()
+	if !r.quiescent && r.arrivalsLeft == 0 && now >= r.lastArrival+faultWindow {
+		r.quiesce()
+	}
+	if r.quiescent && r.settled() {
+		r.drained, r.done = true, true
+		e := r.simEvent(model.EvPhase, model.Actor{Role: model.RoleSim})
+		e.Text, e.OK = "drained", true
+		r.emit(e)
+		return
+	}
+	r.at(now+tick, evTick, 0, 0)
+}
+
+// quiesce stops every fault: the liveness phase begins.
+func (r *run) quiesce() {
+	r.quiescent = true
+	r.inj.Stop()
+	e := r.simEvent(model.EvPhase, model.Actor{Role: model.RoleSim})
+	e.Text, e.OK = "quiesce", true
+	r.emit(e)
+}
+
+// settled reports that nothing is left to do: every job terminal, every
+// outbox row published and every message acked, and no operator decision
+// pending.
+func (r *run) settled() bool {
+	return r.arrivalsLeft == 0 && r.sys.Live() == 0 && r.sys.PendingRows() == 0 &&
+		r.sys.Unacked() == 0 && r.relay.pendingMark == 0 && !r.operator.hasWork(r)
+}
+
+func (r *run) result() *Result {
+	r.suite.Drained(r.drained)
+	res := &Result{
+		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Hash: r.rec.hash,
+		Trace: r.rec.trace, History: r.rec.history,
+		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
+		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, End: r.now(),
+	}
+	res.Crossings = r.crossings
+	if r.swarm != nil {
+		res.Swarm = r.swarm.String()
+	}
+	if r.stopped {
+		// Stopped at the first safety violation: the run never got to drain,
+		// so liveness has nothing to say.
+		res.Violations = r.suite.Violations()
+		return res
+	}
+	res.Violations = r.suite.Finish(invariants.FinalOf(r.sys))
+	return res
+}
+
+// restart brings a stateless actor back as a new incarnation.
+func (r *run) restart(a *restartable, role model.Role) {
+	a.down = false
+	a.inc++
+	e := r.simEvent(model.EvRestart, model.Actor{Role: role, Incarnation: a.inc})
+	e.OK = true
+	r.emit(e)
+}
+
+// crash takes a stateless actor down at boundary b until its restart.
+func (r *run) crash(a *restartable, role model.Role, b model.Boundary, kind int32) {
+	a.down = true
+	a.upAt = r.now() + r.restartDelay()
+	e := r.simEvent(model.EvCrash, model.Actor{Role: role, Incarnation: a.inc})
+	e.Boundary = b
+	r.emit(e)
+	r.at(a.upAt, kind, 0, 0)
+}
+
+// Latencies, all drawn from the latency stream.
+func (r *run) dbLatency() model.Time     { return model.Time(1+r.lat.Int64N(5)) * model.Millisecond }
+func (r *run) brokerLatency() model.Time { return model.Time(1+r.lat.Int64N(20)) * model.Millisecond }
+func (r *run) restartDelay() model.Time {
+	return model.Time(1000+r.lat.Int64N(2000)) * model.Millisecond
+}

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/durasim/durasim/faults"
+)
+
+// Shrunk is a failing run reduced to a minimal plan and workload.
+type Shrunk struct {
+	Seed      uint64
+	Config    Config  // swarm off, minimal plan, fewest docs/workers/tenants that still fail
+	Result    *Result // the shrunk run, with its trace
+	Invariant string  // the invariant the original and the shrunk run both break
+	Runs      int     // simulations the shrinker ran
+}
+
+// Shrink reduces a failing run of (cfg, seed) to a minimal counterexample
+// that breaks the same invariant: first the realized fault plan replaces
+// the swarm, then delta debugging removes faults, then documents, workers
+// and tenants are cut to the fewest that still fail, then faults once more.
+// budget bounds the number of simulations (0: 2000).
+func Shrink(cfg Config, seed uint64, failing *Result, budget int) (*Shrunk, error) {
+	if !failing.Failed() {
+		return nil, fmt.Errorf("seed %d did not fail: nothing to shrink", seed)
+	}
+	if budget <= 0 {
+		budget = 2000
+	}
+	s := &shrinker{seed: seed, target: failing.Violations[0].Invariant, budget: budget}
+	c := cfg
+	c.Swarm, c.Plan, c.KeepTrace = false, failing.Realized, false
+	if !s.fails(c) {
+		// The realized plan should always reproduce; if not, keep the swarm.
+		c = cfg
+		c.KeepTrace = false
+	} else {
+		c = s.minimizePlan(c)
+	}
+	c = s.minimizeWorkload(c)
+	if !c.Swarm {
+		c = s.minimizeNth(c)
+		c = s.minimizeDocs(c)
+		c = s.minimizePlan(c)
+	}
+	c.KeepTrace, c.StopOnViolation = true, false
+	res, err := Run(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Shrunk{Seed: seed, Config: c, Result: res, Invariant: s.target, Runs: s.runs}, nil
+}
+
+type shrinker struct {
+	seed   uint64
+	target string
+	budget int
+	runs   int
+}
+
+// fails runs c and reports whether it breaks the target invariant.
+func (s *shrinker) fails(c Config) bool {
+	if s.runs >= s.budget {
+		return false
+	}
+	s.runs++
+	c.StopOnViolation = true
+	res, err := Run(c, s.seed)
+	if err != nil {
+		return false
+	}
+	for _, v := range res.Violations {
+		if v.Invariant == s.target {
+			return true
+		}
+	}
+	return false
+}
+
+// minimizePlan is delta debugging over the plan's faults: remove chunks,
+// halving the chunk size down to single faults.
+func (s *shrinker) minimizePlan(c Config) Config {
+	for chunk := max(c.Plan.Len()/2, 1); chunk >= 1; chunk /= 2 {
+		for start := 0; start < c.Plan.Len(); {
+			keep := make([]bool, c.Plan.Len())
+			for i := range keep {
+				keep[i] = i < start || i >= start+chunk
+			}
+			try := c
+			try.Plan = c.Plan.Subset(keep)
+			if s.fails(try) {
+				c = try
+				continue
+			}
+			start += chunk
+		}
+		if chunk == 1 {
+			break
+		}
+	}
+	return c
+}
+
+// minimizeNth moves each fault to the earliest occurrence that still
+// fails: "the 2nd commit" reads better than "the 11th", and an earlier fault
+// lets fewer documents reproduce it.
+func (s *shrinker) minimizeNth(c Config) Config {
+	for i := range c.Plan.Faults {
+		for n := int32(1); n < c.Plan.Faults[i].Nth; n++ {
+			try := c
+			try.Plan = faults.Plan{Faults: slices.Clone(c.Plan.Faults)}
+			try.Plan.Faults[i].Nth = n
+			if s.fails(try) {
+				c = try
+				break
+			}
+		}
+	}
+	return c
+}
+
+// minimizeWorkload tries the fewest documents, workers and tenants, in
+// that order, dropping plan faults that name what was removed.
+func (s *shrinker) minimizeWorkload(c Config) Config {
+	c = s.smallest(c, c.Docs, func(c Config, n int32) Config { c.Docs, c.Only = n, nil; return c })
+	c = s.minimizeDocs(c)
+	c = s.smallest(c, c.Workers, func(c Config, n int32) Config { c.Workers = n; return c })
+	c = s.smallest(c, c.Tenants, func(c Config, n int32) Config { c.Tenants = n; return c })
+	return c
+}
+
+func (s *shrinker) smallest(c Config, current int32, set func(Config, int32) Config) Config {
+	for n := int32(1); n < current; n++ {
+		try := set(c, n)
+		try.Plan = fitPlan(try.Plan, try)
+		if s.fails(try) {
+			return try
+		}
+	}
+	return c
+}
+
+// minimizeDocs is delta debugging over the documents themselves: any
+// document may go, each keeping its content and arrival time.
+func (s *shrinker) minimizeDocs(c Config) Config {
+	docs := c.Only
+	if len(docs) == 0 {
+		for i := int32(1); i <= c.Docs; i++ {
+			docs = append(docs, i)
+		}
+	}
+	for chunk := max(len(docs)/2, 1); chunk >= 1 && len(docs) > 1; chunk /= 2 {
+		for start := 0; start < len(docs) && len(docs) > 1; {
+			keep := append(append([]int32(nil), docs[:start]...), docs[min(start+chunk, len(docs)):]...)
+			if len(keep) == 0 {
+				break
+			}
+			try := withDocs(c, keep)
+			if s.fails(try) {
+				docs, c = keep, try
+				continue
+			}
+			start += chunk
+		}
+		if chunk == 1 {
+			break
+		}
+	}
+	return c
+}
+
+// withDocs restricts c to the listed documents, generating no more than the
+// last of them and dropping faults about the others.
+func withDocs(c Config, docs []int32) Config {
+	c.Docs = docs[len(docs)-1]
+	c.Only = docs
+	if int(c.Docs) == len(docs) {
+		c.Only = nil // the first n documents: no list needed
+	}
+	c.Plan = fitPlan(c.Plan, c)
+	return c
+}
+
+// fitPlan drops faults that name a document or worker the config lacks.
+func fitPlan(p faults.Plan, c Config) faults.Plan {
+	keep := make([]bool, p.Len())
+	for i, f := range p.Faults {
+		keep[i] = f.Worker < c.Workers && (f.Doc == 0 || f.Doc <= c.Docs && (len(c.Only) == 0 || slices.Contains(c.Only, f.Doc)))
+	}
+	return p.Subset(keep)
+}

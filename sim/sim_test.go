@@ -1,0 +1,197 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sim"
+	"github.com/durasim/durasim/simtest"
+	"pgregory.net/rapid"
+)
+
+// TestSwarm runs the correct design on random seeds of the standard swarm
+// workload: no invariant may ever break. -sim.seed=N replays one seed,
+// -sim.seeds=N runs N.
+func TestSwarm(t *testing.T) {
+	sum := simtest.Sweep(t, sim.DefaultConfig(), 300)
+	if sum.Seeds > 0 && sum.Events == 0 {
+		t.Fatal("the sweep ran no events")
+	}
+}
+
+// TestSwarmCoversEveryBoundary: over a fixed range of seeds, every named
+// boundary of the correct design receives at least one fault.
+func TestSwarmCoversEveryBoundary(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	sum := sim.NewSummary("correct")
+	for seed := uint64(1); seed <= 300; seed++ {
+		res, err := sim.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum.Add(res)
+	}
+	if missing := sum.Unfaulted(model.Correct()); len(missing) > 0 {
+		t.Fatalf("boundaries without a fault over 300 seeds: %v", missing)
+	}
+	if sum.Failed > 0 {
+		t.Fatalf("correct design failed on seeds %v", sum.FailedSeeds)
+	}
+}
+
+// TestDeterminism runs seeds twice and compares whole traces.
+func TestDeterminism(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		_, div, err := sim.CheckDeterminism(sim.DefaultConfig(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if div != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, div, div.Diff)
+		}
+	}
+}
+
+// TestRealizedPlanReplays: the faults a swarm run injected, replayed as an
+// explicit plan with the swarm off, give the very same trace.
+func TestRealizedPlanReplays(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		cfg := sim.DefaultConfig()
+		a, err := sim.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Swarm, cfg.Plan = false, a.Realized
+		b, err := sim.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Hash != b.Hash {
+			t.Fatalf("seed %d: swarm run %s, replay of its %d realized faults %s\nplan:\n%s",
+				seed, a.HashHex(), a.Realized.Len(), b.HashHex(), a.Realized)
+		}
+	}
+}
+
+// TestVariantsCaught: each naive variant of the core is caught within 500
+// swarm seeds by the invariant its mistake breaks; the shrunk
+// counterexample is small and replays to the same violation.
+func TestVariantsCaught(t *testing.T) {
+	cases := []struct {
+		variant, invariant string
+	}{
+		{"no-idempotency", invariants.ExactlyOnce},
+		{"no-fencing", invariants.Fencing},
+		{"key-without-tenant", invariants.TenantIsolation},
+		{"unbounded-retry", invariants.BoundedRetries},
+		{"dual-write", invariants.NothingLost},
+	}
+	for _, tc := range cases {
+		t.Run(tc.variant, func(t *testing.T) {
+			cfg := sim.DefaultConfig()
+			cfg.Variant, cfg.StopOnViolation = tc.variant, true
+			res := firstFailure(t, cfg, 500)
+			if !breaks(res, tc.invariant) {
+				t.Fatalf("seed %d broke %v, want %s", res.Seed, res.Violations, tc.invariant)
+			}
+			sh, err := sim.Shrink(cfg, res.Seed, res, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !breaks(sh.Result, sh.Invariant) {
+				t.Fatalf("shrunk run does not reproduce %s", sh.Invariant)
+			}
+			if sh.Config.Plan.Len() > 1 || sh.Config.DocCount() > 2 || sh.Config.Workers > 2 {
+				t.Errorf("shrunk counterexample too large: %d faults, %d jobs, %d workers\n%s",
+					sh.Config.Plan.Len(), sh.Config.DocCount(), sh.Config.Workers, sh.Config.Plan)
+			}
+		})
+	}
+}
+
+func firstFailure(t *testing.T, cfg sim.Config, seeds uint64) *sim.Result {
+	t.Helper()
+	for seed := uint64(1); seed <= seeds; seed++ {
+		res, err := sim.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() {
+			return res
+		}
+	}
+	t.Fatalf("%s not caught in %d seeds", cfg.Variant, seeds)
+	return nil
+}
+
+func breaks(res *sim.Result, invariant string) bool {
+	for _, v := range res.Violations {
+		if v.Invariant == invariant {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPropertyCorrectDesign draws a workload and a fault plan with rapid
+// and checks every invariant on the correct design; rapid shrinks any
+// failure to a minimal plan.
+func TestPropertyCorrectDesign(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cfg := drawConfig(rt)
+		res, err := sim.Run(cfg, rapid.Uint64().Draw(rt, "seed"))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if res.Failed() {
+			rt.Fatalf("violations: %v\nplan:\n%s", res.Violations, cfg.Plan)
+		}
+	})
+}
+
+func drawConfig(rt *rapid.T) sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Swarm = false
+	cfg.Docs = rapid.Int32Range(1, 6).Draw(rt, "docs")
+	cfg.Workers = rapid.Int32Range(1, 3).Draw(rt, "workers")
+	cfg.Tenants = rapid.Int32Range(1, 3).Draw(rt, "tenants")
+	cfg.Plan = faults.PlanGen(int(cfg.Docs), int(cfg.Workers)).Draw(rt, "plan")
+	return cfg
+}
+
+// TestThousandWorkers: many workers on a small workload drain cleanly.
+func TestThousandWorkers(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Workers, cfg.Docs = 1000, 200
+	res, err := sim.Run(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() || !res.Drained {
+		t.Fatalf("drained=%v violations=%v", res.Drained, res.Violations)
+	}
+}
+
+// TestBadConfig: invalid configurations are refused with a message naming
+// the problem, never run.
+func TestBadConfig(t *testing.T) {
+	cases := map[string]func(c *sim.Config){
+		"workers must be positive":     func(c *sim.Config) { c.Workers = 0 },
+		"docs must be positive":        func(c *sim.Config) { c.Docs = -1 },
+		"unknown variant":              func(c *sim.Config) { c.Variant = "nope" },
+		"longer than the heartbeat":    func(c *sim.Config) { c.Model.Lease = c.Model.HeartbeatEvery },
+		"maxAttempts must be positive": func(c *sim.Config) { c.Model.MaxAttempts = 0 },
+		"lease must be positive":       func(c *sim.Config) { c.Model.Lease = -1 },
+	}
+	for want, mutate := range cases {
+		cfg := sim.DefaultConfig()
+		mutate(&cfg)
+		_, err := sim.Run(cfg, 1)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want error containing %q, got %v", want, err)
+		}
+	}
+}

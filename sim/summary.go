@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/model"
+)
+
+// Summary aggregates the results of many seeds of one configuration.
+type Summary struct {
+	Design       string
+	Seeds        int
+	Failed       int
+	Drained      int
+	Events       uint64
+	Injected     [faults.KindCount]int
+	BoundaryHits []int          // crash/pause faults per model.Boundary
+	ByInvariant  map[string]int // failing seeds per invariant
+	First        *Result        // the first failing seed, if any
+	FailedSeeds  []uint64       // every failing seed, in order
+}
+
+// NewSummary returns an empty summary for design.
+func NewSummary(design string) *Summary {
+	return &Summary{Design: design, BoundaryHits: make([]int, len(model.Boundaries())+1), ByInvariant: map[string]int{}}
+}
+
+// Add folds one result in. Results must be added in seed order for First
+// to be the lowest failing seed.
+func (s *Summary) Add(r *Result) {
+	s.Seeds++
+	s.Events += r.Events
+	if r.Drained {
+		s.Drained++
+	}
+	for k, n := range r.Injected {
+		s.Injected[k] += n
+	}
+	for b, n := range r.BoundaryHits {
+		if b < len(s.BoundaryHits) {
+			s.BoundaryHits[b] += n
+		}
+	}
+	if !r.Failed() {
+		return
+	}
+	s.Failed++
+	s.FailedSeeds = append(s.FailedSeeds, r.Seed)
+	if s.First == nil {
+		s.First = r
+	}
+	seen := map[string]bool{}
+	for _, v := range r.Violations {
+		if !seen[v.Invariant] {
+			seen[v.Invariant] = true
+			s.ByInvariant[v.Invariant]++
+		}
+	}
+}
+
+// Unfaulted lists the boundaries of design that received no fault.
+func (s *Summary) Unfaulted(d *model.Design) []model.Boundary {
+	var out []model.Boundary
+	for _, b := range DesignBoundaries(d) {
+		if s.BoundaryHits[b] == 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// DesignBoundaries lists the boundaries a design's actors cross.
+func DesignBoundaries(d *model.Design) []model.Boundary {
+	var out []model.Boundary
+	for _, b := range model.Boundaries() {
+		if b == model.AfterDBWriteBeforePublish && !hasStep(d, model.StepDBWrite) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func hasStep(d *model.Design, st model.Step) bool {
+	for _, s := range d.Protocol.Steps {
+		if s == st {
+			return true
+		}
+	}
+	return false
+}
+
+// Write prints the summary as aligned text.
+func (s *Summary) Write(w io.Writer, d *model.Design) {
+	fmt.Fprintf(w, "design      %s\n", s.Design)
+	fmt.Fprintf(w, "seeds       %d (%d drained)\n", s.Seeds, s.Drained)
+	fmt.Fprintf(w, "events      %d\n", s.Events)
+	fmt.Fprintf(w, "faults      %s\n", s.faultLine())
+	fmt.Fprintf(w, "boundaries  %s\n", s.boundaryLine(d))
+	if missing := s.Unfaulted(d); len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, b := range missing {
+			names[i] = b.String()
+		}
+		fmt.Fprintf(w, "unfaulted   %s\n", strings.Join(names, ", "))
+	} else {
+		fmt.Fprintf(w, "coverage    every named boundary received a fault\n")
+	}
+	fmt.Fprintf(w, "violations  %d seed(s)%s\n", s.Failed, s.invariantLine())
+}
+
+func (s *Summary) faultLine() string {
+	var parts []string
+	for k := faults.Kind(0); k < faults.KindCount; k++ {
+		if n := s.Injected[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s *Summary) boundaryLine(d *model.Design) string {
+	var parts []string
+	for _, b := range DesignBoundaries(d) {
+		parts = append(parts, fmt.Sprintf("%s=%d", b, s.BoundaryHits[b]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s *Summary) invariantLine() string {
+	if len(s.ByInvariant) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(s.ByInvariant))
+	//det:sorted
+	for name := range s.ByInvariant {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s=%d", name, s.ByInvariant[name])
+	}
+	return ": " + strings.Join(parts, " ")
+}

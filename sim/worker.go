@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/model"
+)
+
+// wstate is what a worker is doing.
+type wstate uint8
+
+const (
+	wIdle wstate = iota // no job: will try to lease
+	wBusy               // holds a lease, running the protocol
+	wDown               // crashed, waiting for its restart
+)
+
+// worker is a virtual worker process. Everything here is volatile: a crash
+// loses it, and the new incarnation starts idle.
+type worker struct {
+	id     int32
+	inc    int32
+	state  wstate
+	token  int64 // only the wake event carrying the current token is live
+	parked bool
+	paused bool
+
+	lease       model.Lease
+	doc         int32
+	stage       model.Stage
+	step        int
+	working     bool // StepWork started, result pending
+	markDead    bool // dead-letter decision taken, MarkDead pending
+	deadReason  model.Code
+	busyUntil   model.Time
+	nextBeat    model.Time
+	workErr     *model.WorkError
+	value       uint64
+	commitTries int
+}
+
+func (r *run) actor(w *worker) model.Actor {
+	return model.Actor{Role: model.RoleWorker, ID: w.id, Incarnation: w.inc}
+}
+
+// wake schedules the worker's next step at t, superseding any other.
+func (r *run) wake(w *worker, t model.Time) {
+	w.token++
+	r.at(t, evWorker, w.id, w.token)
+}
+
+func (r *run) workerWake(w *worker, token int64) {
+	if token != w.token || w.state == wDown {
+		return
+	}
+	if w.paused {
+		w.paused = false
+		r.emit(r.simEvent(model.EvResume, r.actor(w)))
+	}
+	if w.state == wIdle {
+		r.tryLease(w)
+		return
+	}
+	r.doStep(w)
+}
+
+func (r *run) tryLease(w *worker) {
+	w.parked = false
+	l, ok := r.sys.LeaseNext(r.actor(w))
+	if !ok {
+		r.park(w)
+		return
+	}
+	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
+	w.working, w.markDead, w.commitTries = false, false, 0
+	w.doc = r.jobDoc[l.Job-1]
+	r.cross(w, model.AfterLease, r.dbLatency())
+}
+
+// park puts an idle worker to sleep until work may be visible.
+func (r *run) park(w *worker) {
+	now := r.now()
+	next := now + idleMax
+	if at, ok := r.sys.NextReadyAt(); ok && at < next {
+		next = max(at, now+model.Millisecond)
+	}
+	w.parked = true
+	r.parked = append(r.parked, w.id)
+	r.wake(w, next)
+}
+
+// kickWorker wakes one parked worker soon (a job was just enqueued).
+func (r *run) kickWorker() {
+	for len(r.parked) > 0 {
+		id := r.parked[len(r.parked)-1]
+		r.parked = r.parked[:len(r.parked)-1]
+		if w := &r.workers[id]; w.parked && w.state == wIdle {
+			w.parked = false
+			r.wake(w, r.now()+r.dbLatency())
+			return
+		}
+	}
+}
+
+// cross passes boundary b: the injector may crash or pause the worker
+// there; otherwise the next step runs after delay.
+func (r *run) cross(w *worker, b model.Boundary, delay model.Time) {
+	if b == model.NoBoundary {
+		r.wake(w, r.now()+delay)
+		return
+	}
+	act := r.crossing(b, w.id)
+	switch {
+	case act.Ok && act.Kind == faults.Crash:
+		r.crashWorker(w, b)
+	case act.Ok && act.Kind == faults.Pause:
+		e := r.simEvent(model.EvPause, r.actor(w))
+		e.Boundary, e.Job, e.N = b, w.lease.Job, act.For
+		r.emit(e)
+		w.paused = true
+		r.wake(w, r.now()+act.For)
+	default:
+		r.wake(w, r.now()+delay)
+	}
+}
+
+func (r *run) crashWorker(w *worker, b model.Boundary) {
+	e := r.simEvent(model.EvCrash, r.actor(w))
+	e.Boundary = b
+	if w.state == wBusy {
+		e.Job, e.Fence = w.lease.Job, w.lease.Fence
+	}
+	r.emit(e)
+	w.state = wDown
+	w.token++ // pending wakes die with the process
+	r.at(r.now()+r.restartDelay(), evWorkerRestart, w.id, 0)
+}
+
+func (r *run) restartWorker(w *worker) {
+	w.inc++
+	w.state, w.parked, w.paused = wIdle, false, false
+	e := r.simEvent(model.EvRestart, r.actor(w))
+	e.OK = true
+	r.emit(e)
+	r.wake(w, r.now())
+}
+
+// release ends the worker's hold on its job (finished or lost) and lets
+// it look for the next one.
+func (r *run) release(w *worker) {
+	w.state = wIdle
+	r.wake(w, r.now()+r.dbLatency())
+}
+
+// doStep runs the next step of the protocol for the current stage.
+func (r *run) doStep(w *worker) {
+	if w.markDead {
+		r.finishDead(w)
+		return
+	}
+	if w.stage >= model.StageDone {
+		r.release(w)
+		return
+	}
+	steps := r.design.Protocol.Steps
+	switch steps[w.step] {
+	case model.StepWork:
+		r.stepWork(w)
+	case model.StepCommit:
+		r.stepCommit(w)
+	case model.StepAck:
+		r.stepAck(w)
+	case model.StepDBWrite:
+		r.stepDBWrite(w)
+	case model.StepPublish:
+		r.stepPublish(w)
+	}
+}
+
+// advance moves past a finished step; after the stage's last step the
+// worker moves to the next stage.
+func (r *run) advance(w *worker, b model.Boundary) {
+	w.step++
+	if w.step == len(r.design.Protocol.Steps) {
+		w.step = 0
+		w.stage++
+	}
+	r.cross(w, b, r.dbLatency())
+}
+
+// lost handles a fenced call the queue refused: the worker no longer owns
+// the job and drops it.
+func (r *run) lost(w *worker) { r.release(w) }
