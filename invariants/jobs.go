@@ -94,6 +94,9 @@ func (j *job) advance(e *model.Event) {
 	case model.EvRedrive:
 		if j.state == model.Dead { // cancelled never comes back
 			j.state = model.Pending
+			if e.N2 > 0 { // a redrive gives the job a new deadline
+				j.deadline = e.At + e.N2
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -69,5 +70,33 @@ func TestBackoffBoundMatchesModel(t *testing.T) {
 				t.Errorf("backoffBound(%+v, %d) = %d, %v; model says %d", c, a, got, ok, want)
 			}
 		}
+	}
+}
+
+// A redrive gives the job a new deadline (model.System.Redrive): a lease
+// after the original deadline but before the new one is fine, and one after
+// the new deadline is not.
+func TestRedriveMovesTheDeadline(t *testing.T) {
+	base := []model.Event{
+		{Seq: 1, At: 0, Kind: model.EvEnqueue, Job: 1, Tenant: "acme", Key: "acme:d:v1", N: 1000, N2: 1, OK: true},
+		{Seq: 2, At: 10, Kind: model.EvLease, Job: 1, Fence: 1, Attempt: 1, N: 100, OK: true},
+		{Seq: 3, At: 20, Kind: model.EvDead, Job: 1, Fence: 1, Code: model.CodeMaxAttemptsExceeded, OK: true},
+		{Seq: 4, At: 500, Kind: model.EvRedrive, Job: 1, Tenant: "acme", Key: "acme:d:v1", N: 1, N2: 5000, OK: true},
+	}
+	cfg := Config{Model: model.DefaultConfig()}
+	late := model.Event{Seq: 5, At: 2000, Kind: model.EvLease, Job: 1, Fence: 2, Attempt: 1, N: 100, OK: true}
+	for _, v := range Check(cfg, append(base[:4:4], late), Final{}, false) {
+		if v.Invariant == BoundedRetries {
+			t.Fatalf("lease before the redriven deadline flagged: %v", v)
+		}
+	}
+	tooLate := late
+	tooLate.At = 6000
+	found := false
+	for _, v := range Check(cfg, append(base[:4:4], tooLate), Final{}, false) {
+		found = found || v.Invariant == BoundedRetries && strings.Contains(v.Message, "deadline")
+	}
+	if !found {
+		t.Fatal("lease after the redriven deadline not flagged")
 	}
 }

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Message is one broker message: an outbox event in flight.
 type Message struct {
 	ID         int64
@@ -108,7 +110,7 @@ func (c *Consumer) record(now Time, row OutboxRow) {
 }
 
 // Effects returns every applied effect in order.
-func (s *System) Effects() []Effect { return s.consumer.effects }
+func (s *System) Effects() []Effect { return slices.Clone(s.consumer.effects) }
 
 // EffectCount is how many effects were applied for the stage of key.
 func (s *System) EffectCount(key string, st Stage) int {

@@ -20,16 +20,15 @@ var (
 )
 
 func TestSystemReadsTimeThroughItsClock(t *testing.T) {
+	fake, mock := &fakeClock{}, clock.NewMock()
 	tests := []struct {
 		name  string
 		clock model.Clock
 		set   func(at time.Time)
 	}{
-		{"fake", &fakeClock{}, nil},
-		{"benbjohnson mock", clock.NewMock(), nil},
+		{"fake", fake, func(at time.Time) { fake.now = at }},
+		{"benbjohnson mock", mock, mock.Set}, // one Set: it sleeps 1ms of real time per call
 	}
-	tests[0].set = func(at time.Time) { tests[0].clock.(*fakeClock).now = at }
-	tests[1].set = func(at time.Time) { tests[1].clock.(*clock.Mock).Set(at) } // one call: Set sleeps 1ms of real time
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			epoch := tt.clock.Now()

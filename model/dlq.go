@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"hash/fnv"
 	"slices"
 )
@@ -76,9 +77,13 @@ func (s *System) writeDLQ(j *Job, reason Code, cause error, actor Actor) {
 		Attempts: j.Attempt, Reason: reason, PayloadRef: j.PayloadHash,
 		RedriveCount: j.RedriveCount, WrittenAt: s.Now(),
 	}
-	if we, ok := cause.(*WorkError); ok {
+	var we *WorkError
+	switch {
+	case errors.As(cause, &we):
 		env.SchemaPaths = slices.Clone(we.SchemaPaths)
 		env.ErrorRef = hashString(we.Raw)
+	case cause != nil:
+		env.ErrorRef = hashString(cause.Error())
 	}
 	s.design.Sanitize(env, cause)
 	if _, ok := s.dlq.entries[j.ID]; !ok {
@@ -104,7 +109,9 @@ func hashString(s string) uint64 {
 func (s *System) DLQEntries() []Envelope {
 	out := make([]Envelope, 0, len(s.dlq.order))
 	for _, id := range s.dlq.order {
-		out = append(out, *s.dlq.entries[id])
+		env := *s.dlq.entries[id]
+		env.SchemaPaths = slices.Clone(env.SchemaPaths)
+		out = append(out, env)
 	}
 	return out
 }
@@ -131,7 +138,7 @@ type AuditEntry struct {
 }
 
 // Audit returns the audit log.
-func (s *System) Audit() []AuditEntry { return s.audit }
+func (s *System) Audit() []AuditEntry { return slices.Clone(s.audit) }
 
 // Redrive sends a dead job back to the queue after its dependency was
 // fixed: same job, same logical operation and idempotency key, so stages
@@ -152,7 +159,11 @@ func (s *System) Redrive(actor Actor, id JobID) error {
 	j.RedriveCount++
 	j.Key = s.design.RedriveKey(j)
 	s.queue.byKey[j.Key] = j.ID
+	// A redrive is a fresh try of the same operation: attempts, budget and
+	// deadline start again (the old deadline has usually passed by the time
+	// a human fixed the dependency).
 	j.State, j.Attempt, j.TokensSpent, j.VisibleAt = Pending, 0, 0, now
+	j.DeadlineAt = now + s.cfg.Deadline
 	s.queue.live++
 	s.schedule(j, now)
 	if env := s.dlq.entries[id]; env != nil {
@@ -160,7 +171,7 @@ func (s *System) Redrive(actor Actor, id JobID) error {
 	}
 	s.audit = append(s.audit, AuditEntry{Action: "redrive", OldJob: id, NewJob: id, Operator: actor.String(), Tenant: j.Tenant, At: now})
 	e := jobEvent(s.event(EvRedrive, actor), j)
-	e.N, e.OK = int64(j.RedriveCount), true
+	e.N, e.N2, e.OK = int64(j.RedriveCount), s.cfg.Deadline, true
 	e.HasStage, e.Stage = true, j.Stage
 	s.emit(e)
 	return nil

@@ -52,12 +52,11 @@ func TestDLQEnvelopeHoldsCodesAndHashesOnly(t *testing.T) {
 	}
 }
 
-// BUG: the accessors hand out the model's own memory: DLQEntries copies
+// Regression: the accessors hand out the model's own memory: DLQEntries copies
 // envelopes but shares their SchemaPaths, and Audit and Effects return the
 // internal slices, so a caller (a report, an invariant checker) can rewrite
 // the DLQ, the audit log or the effect history.
 func TestAccessorsDoNotShareTheModelsMemory(t *testing.T) {
-	t.Skip("BUG: DLQEntries shares SchemaPaths; Audit and Effects return internal slices; see report")
 	h := newSys(t)
 	id := h.deadJob("acme", "d")
 	if _, err := h.sys.Reprocess(op, id, "ana"); err != nil {
@@ -81,11 +80,10 @@ func TestAccessorsDoNotShareTheModelsMemory(t *testing.T) {
 	}
 }
 
-// BUG: writeDLQ reads the cause with a type assertion, so a wrapped
+// Regression: writeDLQ reads the cause with a type assertion, so a wrapped
 // WorkError (which Classify does see, through errors.As) loses its schema
 // paths and its error reference.
 func TestDLQEnvelopeSeesThroughWrappedErrors(t *testing.T) {
-	t.Skip("BUG: writeDLQ uses cause.(*WorkError) instead of errors.As; see report")
 	h := newSys(t)
 	wrapped := fmt.Errorf("validate stage: %w", errPoison)
 	h.enqueue("acme", "d")
@@ -183,12 +181,11 @@ func TestRedriveIsRateLimited(t *testing.T) {
 	}
 }
 
-// BUG (design gap): Redrive resets attempts and budget but keeps the
+// Regression (design gap): Redrive resets attempts and budget but keeps the
 // original deadlineAt, so a job redriven after its deadline — the normal
 // case, since an operator fixes the dependency later — is cancelled by the
 // very next LeaseNext and never runs.
 func TestRedrivenJobRunsAfterItsOriginalDeadline(t *testing.T) {
-	t.Skip("BUG: Redrive keeps the original deadlineAt, so a late redrive is cancelled at the next lease; see report")
 	h := newSys(t)
 	id := h.deadJob("acme", "d")
 	h.advance(h.cfg().Deadline) // the operator fixes the dependency later

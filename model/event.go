@@ -33,7 +33,7 @@ const (
 	EvPrune   // outbox retention removed a published row
 	// DLQ and operators.
 	EvDLQWrite  // envelope written; Code is the reason
-	EvRedrive   // redrive: Job back to pending with Key (same or fresh)
+	EvRedrive   // redrive: Job back to pending with Key (same or fresh); N2 its new deadline span
 	EvReprocess // reprocess: Other is the new job, Text the operator
 	EvBreaker   // breaker changed state; Text is the new state
 	// Worker work and simulation.
@@ -169,7 +169,7 @@ var numberLabels = [eventKindCount][2]string{
 	EvPublish:   {"msg", "n2"},
 	EvEnqueue:   {"~deadline", "version"},
 	EvRestart:   {"n", "n2"},
-	EvRedrive:   {"redrives", "n2"},
+	EvRedrive:   {"redrives", "~deadline"},
 	EvReprocess: {"version", "n2"},
 	EvFault:     {"n", "~for"},
 	EvDLQWrite:  {"attempts", "tokens"},
@@ -190,21 +190,29 @@ func appendNumber(b []byte, label string, v int64) []byte {
 	return appendMillis(b, v)
 }
 
-// appendMillis prints nanoseconds as milliseconds with up to three decimals.
+// appendMillis prints nanoseconds as milliseconds with microsecond
+// precision. It mirrors scheduler.AppendMillis (the model imports nothing
+// of ours): unsigned magnitude, so MinInt64 prints right, and never "-0".
 func appendMillis(b []byte, ns int64) []byte {
+	mag := uint64(ns)
+	if ns < 0 {
+		mag = -mag
+	}
+	us := mag / 1000
+	if us == 0 {
+		return append(b, "0ms"...)
+	}
 	if ns < 0 {
 		b = append(b, '-')
-		ns = -ns
 	}
-	b = strconv.AppendInt(b, ns/1_000_000, 10)
-	if us := ns % 1_000_000 / 1000; us != 0 {
-		b = append(b, '.')
-		d := [3]byte{byte('0' + us/100), byte('0' + us/10%10), byte('0' + us%10)}
+	b = strconv.AppendUint(b, us/1000, 10)
+	if frac := us % 1000; frac != 0 {
+		d := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
 		n := 3
 		for d[n-1] == '0' {
 			n--
 		}
-		b = append(b, d[:n]...)
+		b = append(append(b, '.'), d[:n]...)
 	}
 	return append(b, "ms"...)
 }

@@ -207,3 +207,54 @@ func TestUnboundedRetryNeverStops(t *testing.T) {
 		})
 	}
 }
+
+// Seed 000, failure 3: the dual write's result reaches the database, the
+// process dies before the publish, and nothing durable remembers the event.
+func TestDualWriteLosesTheEventOnACrash(t *testing.T) {
+	d := design(t, "dual-write")
+	if !slices.Equal(d.Protocol.Steps, []model.Step{model.StepWork, model.StepDBWrite, model.StepPublish, model.StepAck}) {
+		t.Fatalf("dual-write protocol %v", d.Protocol.Steps)
+	}
+	h := newHarness(t, d)
+	id := h.enqueue("acme", "d")
+	key := h.job(id).Key
+	h.lease(w1)
+	h.sys.DualWrite(w1, id, key, model.StageReview)
+	// crash at after_db_write_before_publish
+
+	if _, ok := h.sys.Committed(key, model.StageReview); !ok {
+		t.Fatal("db.has(key) is false: the write did not happen")
+	}
+	if _, _, ok := relayOnce(h); ok || h.sys.Rows() != 0 || h.sys.Messages() != 0 {
+		t.Fatalf("something remembers the event: rows %d, messages %d", h.sys.Rows(), h.sys.Messages())
+	}
+
+	// Had it not crashed, the event would go out, born published.
+	msg, ok := h.sys.PublishDirect(w1, key, model.StageReview)
+	if !ok || h.sys.Messages() != 1 {
+		t.Fatalf("PublishDirect = %d, %v", msg, ok)
+	}
+	if m, _ := h.sys.Message(msg); m.Event != 1 {
+		t.Fatalf("message %+v", m)
+	}
+	if row, _ := h.sys.Row(1); !row.Published || h.sys.PendingRows() != 0 {
+		t.Fatalf("direct row %+v, pending %d", row, h.sys.PendingRows())
+	}
+	if _, ok := h.sys.PublishDirect(w1, "acme:other:v1", model.StageReview); ok {
+		t.Fatal("published an event for a write that never happened")
+	}
+}
+
+func TestOutboxKeepsTheEventOnTheSameCrash(t *testing.T) {
+	h := newSys(t)
+	id := h.enqueue("acme", "d")
+	key := h.job(id).Key
+	h.lease(w1)
+	if _, err := h.sys.CommitResultWithEvent(model.CommitRequest{Actor: w1, Job: id, Tenant: "acme", Key: key, Stage: model.StageReview, PayloadHash: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// crash at after_commit_before_ack: the relay still has the row
+	if row, msg, ok := relayOnce(h); !ok || row.Key != key || msg != 1 {
+		t.Fatalf("relay = %+v, %d, %v", row, msg, ok)
+	}
+}

@@ -37,6 +37,7 @@ type Outbox struct {
 	results map[resultKey]*Result
 	rows    []OutboxRow // rows[eventID-1]
 	cursor  int         // rows before cursor are all published
+	pruned  int         // rows before pruned are all pruned
 	pending int         // rows not yet marked published
 }
 
@@ -158,8 +159,12 @@ func (s *System) MarkPublished(actor Actor, id EventID) {
 // announcement is dropped (seed 000 lists the missing policy as a gap).
 func (s *System) PruneOutbox(actor Actor) int {
 	now, n := s.Now(), 0
-	for i := 0; i < s.outbox.cursor; i++ {
-		row := &s.outbox.rows[i]
+	o := &s.outbox
+	for o.pruned < len(o.rows) && o.rows[o.pruned].Pruned {
+		o.pruned++
+	}
+	for i := o.pruned; i < len(o.rows); i++ {
+		row := &o.rows[i]
 		if row.Published && !row.Pruned && now-row.PublishedAt >= s.cfg.Retention {
 			row.Pruned = true
 			n++

@@ -1,5 +1,10 @@
 package model
 
+import (
+	"fmt"
+	"math"
+)
+
 // queue holds jobs by id and the heap of jobs that may become leasable.
 type queue struct {
 	jobs  []Job // jobs[id-1]
@@ -61,6 +66,9 @@ type EnqueueRequest struct {
 // the same payload hash returns the existing job (an accept retried by the
 // client); with a different hash it is an IdempotencyConflictError.
 func (s *System) Enqueue(r EnqueueRequest) (JobID, error) {
+	if r.Version > math.MaxInt32 {
+		return 0, fmt.Errorf("operationVersion %d is too large (at most %d)", r.Version, math.MaxInt32)
+	}
 	key, err := s.design.BuildKey(r.Tenant, r.Document, r.Version)
 	if err != nil {
 		return 0, err

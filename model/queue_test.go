@@ -3,6 +3,7 @@ package model_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -437,18 +438,21 @@ func TestEnqueueDedupesSameKeyAndRejectsAConflict(t *testing.T) {
 	}
 }
 
-// BUG: Enqueue stores the operation version as int32, so a version the key
+// Regression: Enqueue stores the operation version as int32, so a version the key
 // accepts is silently truncated in the job (and Reprocess then builds its
 // next key from the truncated number).
 func TestEnqueueKeepsTheVersionItKeyed(t *testing.T) {
-	t.Skip("BUG: Enqueue truncates EnqueueRequest.Version (int) to Job.Version (int32); see report")
+	if strconv.IntSize < 64 {
+		t.Skip("int is 32 bits: no version exceeds int32")
+	}
 	h := newSys(t)
-	const v = 1 << 31
+	shift := 31
+	v := 1 << shift
 	id, err := h.sys.Enqueue(model.EnqueueRequest{Tenant: "acme", Document: "d", Version: v})
 	if err != nil {
 		return // rejecting an unrepresentable version is a fine fix too
 	}
-	if j := h.job(id); int64(j.Version) != v || j.Key != "acme:d:v2147483648" {
+	if j := h.job(id); int(j.Version) != v || j.Key != "acme:d:v2147483648" {
 		t.Fatalf("job version %d with key %q: the key and the version disagree", j.Version, j.Key)
 	}
 }
@@ -488,5 +492,34 @@ func TestStatusAnswersOnlyTheOwner(t *testing.T) {
 	}
 	if foreignEvent.Key != "" || foreignEvent.Text != "" || foreignEvent.Code != model.CodeNotFound {
 		t.Fatalf("foreign status event leaks the owner: %v", foreignEvent.String())
+	}
+}
+
+func TestNextReadyAt(t *testing.T) {
+	h := newSys(t, func(c *model.Config) {
+		c.Retry = model.RetryConfig{Strategy: model.Fixed, Base: 300 * ms, Cap: 300 * ms}
+	})
+	if _, ok := h.sys.NextReadyAt(); ok {
+		t.Fatal("NextReadyAt on an empty queue")
+	}
+	id := h.enqueue("acme", "d")
+	if at, ok := h.sys.NextReadyAt(); !ok || at != 0 {
+		t.Fatalf("NextReadyAt = %d, %v; want 0 (visible now)", at, ok)
+	}
+	l := h.lease(w1)
+	if at, _ := h.sys.NextReadyAt(); at != h.cfg().Lease {
+		t.Fatalf("NextReadyAt = %d, want the lease expiry %d", at, h.cfg().Lease)
+	}
+	h.advance(10 * ms)
+	if _, err := h.sys.Fail(w1, id, l.Fence, errTransient); err != nil {
+		t.Fatal(err)
+	}
+	if at, _ := h.sys.NextReadyAt(); at != 310*ms {
+		t.Fatalf("NextReadyAt = %d, want visibleAt 310ms (the stale lease entry skipped)", at)
+	}
+	h.advance(300 * ms)
+	h.ack(h.lease(w1))
+	if at, ok := h.sys.NextReadyAt(); ok {
+		t.Fatalf("NextReadyAt = %d after the only job succeeded", at)
 	}
 }

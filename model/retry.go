@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // Outcome is what the retry policy decided: exactly one of three, never a
 // fourth (seed 000's structural argument against infinite retry).
 type Outcome uint8
@@ -45,6 +47,9 @@ func BackoffBound(c RetryConfig, attempt int32) Time {
 func Backoff(c RetryConfig, attempt int32, r Rand) (delay, bound Time) {
 	bound = BackoffBound(c, attempt)
 	if c.Strategy == FullJitter {
+		if bound == math.MaxInt64 {
+			return r.Int64N(bound), bound // [0, bound): bound+1 would overflow
+		}
 		return r.Int64N(bound + 1), bound
 	}
 	return bound, bound

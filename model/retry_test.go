@@ -139,10 +139,11 @@ func refBound(base, limit model.Time, attempt int32) model.Time {
 
 func TestFullJitterDelayIsWithinBound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		base := model.Time(rapid.Int64Range(1, 60_000*int64(ms)).Draw(t, "base"))
-		limit := base + model.Time(rapid.Int64Range(0, 3_600_000*int64(ms)).Draw(t, "extra"))
+		// A cap of MaxInt64 is TestBackoffAtTheLargestCap's business.
+		base := model.Time(rapid.Int64Range(1, math.MaxInt64-1).Draw(t, "base"))
+		limit := model.Time(rapid.Int64Range(int64(base), math.MaxInt64-1).Draw(t, "cap"))
 		attempt := rapid.Int32Range(0, 200).Draw(t, "attempt")
-		r := scheduler.NewStream(rapid.Uint64().Draw(t, "seed"))
+		r := strictRand{scheduler.NewStream(rapid.Uint64().Draw(t, "seed"))}
 		c := model.RetryConfig{Strategy: model.FullJitter, Base: base, Cap: limit}
 		delay, bound := model.Backoff(c, attempt, r)
 		if want := refBound(base, limit, attempt); bound != want {
@@ -152,6 +153,27 @@ func TestFullJitterDelayIsWithinBound(t *testing.T) {
 			t.Fatalf("delay %d outside [0, %d]", delay, bound)
 		}
 	})
+}
+
+// strictRand holds the model to model.Rand's contract: n must be > 0.
+type strictRand struct{ s *scheduler.Stream }
+
+func (r strictRand) Int64N(n int64) int64 {
+	if n <= 0 {
+		panic(fmt.Sprintf("Int64N(%d): n must be > 0", n))
+	}
+	return r.s.Int64N(n)
+}
+
+// Regression: Backoff draws r.Int64N(bound + 1), which overflows to MinInt64 when
+// the bound is MaxInt64 (a cap Validate accepts). scheduler.Stream happens
+// to return a value anyway; math/rand/v2's Int64N panics.
+func TestBackoffAtTheLargestCap(t *testing.T) {
+	c := model.RetryConfig{Strategy: model.FullJitter, Base: 1, Cap: math.MaxInt64}
+	delay, bound := model.Backoff(c, 63, strictRand{scheduler.NewStream(1)})
+	if bound != math.MaxInt64 || delay < 0 {
+		t.Fatalf("Backoff = %d, %d", delay, bound)
+	}
 }
 
 // Full jitter spreads delays over the whole [0, bound] range rather than
@@ -174,10 +196,9 @@ func TestFullJitterSpreadsDelays(t *testing.T) {
 	}
 }
 
-// BUG: BackoffBound doubles base without an overflow check. A config that
-// Validate accepts (cap >= base > 0) yields a negative bound.
+// Regression: doubling base must not overflow. A config that Validate
+// accepts (cap >= base > 0) once yielded a negative bound.
 func TestBackoffBoundDoesNotOverflow(t *testing.T) {
-	t.Skip("BUG: BackoffBound overflows int64 when base·2^attempt > MaxInt64 and cap is near MaxInt64; see report")
 	cfg := model.DefaultConfig()
 	cfg.Retry = model.RetryConfig{Strategy: model.FullJitter, Base: 1 << 62, Cap: math.MaxInt64}
 	if err := cfg.Validate(); err != nil {

@@ -36,26 +36,32 @@ func (t Time) String() string { return string(t.AppendMillis(nil)) + "ms" }
 
 // AppendMillis appends t as milliseconds (integer part, and a fractional part
 // without trailing zeros when t is not a whole millisecond).
-func (t Time) AppendMillis(b []byte) []byte {
-	neg := t < 0
-	if neg {
+func (t Time) AppendMillis(b []byte) []byte { return AppendMillis(b, int64(t)) }
+
+// AppendMillis appends ns nanoseconds as milliseconds with microsecond
+// precision ("1.5", "-3", "0"); it works on the unsigned magnitude so the
+// most negative value prints correctly, and never prints "-0".
+func AppendMillis(b []byte, ns int64) []byte {
+	mag := uint64(ns)
+	if ns < 0 {
+		mag = -mag
+	}
+	us := mag / 1000
+	if us == 0 {
+		return append(b, '0')
+	}
+	if ns < 0 {
 		b = append(b, '-')
-		t = -t
 	}
-	b = strconv.AppendInt(b, int64(t/Millisecond), 10)
-	frac := int64(t % Millisecond)
+	b = strconv.AppendUint(b, us/1000, 10)
+	frac := us % 1000
 	if frac == 0 {
 		return b
 	}
-	frac /= 1000 // microsecond precision is plenty for traces
-	if frac == 0 {
-		return b
-	}
-	b = append(b, '.')
 	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
 	n := 3
-	for n > 0 && digits[n-1] == '0' {
+	for digits[n-1] == '0' {
 		n--
 	}
-	return append(b, digits[:n]...)
+	return append(append(b, '.'), digits[:n]...)
 }

@@ -28,10 +28,11 @@ type Config struct {
 
 	// ArrivalGap is the mean time between document arrivals.
 	ArrivalGap model.Time
-	// MaxTime bounds virtual time; a run that has not drained by then is
-	// reported as not drained (liveness is then a violation).
-	MaxTime model.Time
-	// MaxEvents bounds the number of events of a run.
+	// DrainLimit is how much virtual time the system gets to drain once
+	// faults stop; a run that has not drained by then is reported as not
+	// drained (liveness is then a violation).
+	DrainLimit model.Time
+	// MaxEvents bounds the number of scheduler events of a run (0: none).
 	MaxEvents uint64
 
 	KeepTrace       bool // keep the text of every trace line (replay, reports)
@@ -49,8 +50,7 @@ func DefaultConfig() Config {
 		Swarm:      true,
 		MaxFaults:  12,
 		ArrivalGap: 250 * model.Millisecond,
-		MaxTime:    4 * 60 * 60_000 * model.Millisecond,
-		MaxEvents:  20_000_000,
+		DrainLimit: 2 * 60 * 60_000 * model.Millisecond,
 	}
 }
 
@@ -88,8 +88,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("plan: %v names doc %d but there are %d docs", f, f.Doc, c.Docs))
 		}
 	}
-	if c.ArrivalGap < 0 || c.MaxTime <= 0 || c.MaxEvents == 0 || c.MaxFaults < 0 {
-		errs = append(errs, errors.New("arrival gap must be >= 0, max time, max events > 0, max faults >= 0"))
+	if c.ArrivalGap < 0 || c.DrainLimit <= 0 || c.MaxFaults < 0 {
+		errs = append(errs, errors.New("arrival gap and max faults must be >= 0, drain limit > 0"))
 	}
 	return errors.Join(errs...)
 }

@@ -73,7 +73,7 @@ func (r *run) relayIdle() {
 		r.sys.PruneOutbox(r.relayActorID())
 	}
 	r.relay.parked = true
-	r.wakeRelay(now + relayPoll)
+	r.wakeRelay(now + r.cfg.Model.Retention) // a commit kicks it sooner
 }
 
 func (r *run) restartRelay() {

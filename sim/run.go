@@ -48,13 +48,13 @@ const (
 	evStatus
 	evOperator
 	evTick
+	evReady
 )
 
 // Timing of the simulated environment.
 const (
 	tick          = 100 * model.Millisecond
 	idleMax       = 1000 * model.Millisecond
-	relayPoll     = 200 * model.Millisecond
 	operatorEvery = 2000 * model.Millisecond
 	clientRetry   = 1500 * model.Millisecond
 	visibility    = 2000 * model.Millisecond // broker redelivers an unacked message
@@ -77,19 +77,22 @@ type run struct {
 	docs      []Doc
 	lat, ops  *scheduler.Stream
 
-	workers  []worker
-	parked   []int32 // idle workers waiting for work, most recent last
-	relay    relayActor
-	consumer restartable
-	api      restartable
-	provider provider
-	operator operator
+	workers    []worker
+	parked     []int32    // idle workers waiting for work, most recent last
+	readyAt    model.Time // when the ready timer fires (0: not armed)
+	readyToken int64
+	relay      relayActor
+	consumer   restartable
+	api        restartable
+	provider   provider
+	operator   operator
 
 	jobDoc       []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
 	docJob       []model.JobID // doc index → the job id its client was given
 	arrivalsLeft int
 	lastArrival  model.Time
 	quiescent    bool
+	drainBy      model.Time // the quiescence phase ends here, drained or not
 	drained      bool
 	done         bool
 	stopped      bool // ended early at a safety violation
@@ -206,6 +209,8 @@ func (r *run) Handle(ev scheduler.Event) {
 		r.operatorRound()
 	case evTick:
 		r.tick()
+	case evReady:
+		r.readyFired(ev.Arg)
 	}
 }
 
@@ -213,7 +218,7 @@ func (r *run) Handle(ev scheduler.Event) {
 // safety violation.
 func (r *run) loop() {
 	for !r.done && r.sched.Step() {
-		if r.sched.Steps() >= r.cfg.MaxEvents || r.now() >= r.cfg.MaxTime {
+		if r.cfg.MaxEvents > 0 && r.sched.Steps() >= r.cfg.MaxEvents || r.quiescent && r.now() >= r.drainBy {
 			break
 		}
 		if r.cfg.StopOnViolation && r.suite.Failed() {
@@ -251,6 +256,7 @@ func (r *run) tick() {
 // quiesce stops every fault: the liveness phase begins.
 func (r *run) quiesce() {
 	r.quiescent = true
+	r.drainBy = r.now() + r.cfg.DrainLimit
 	r.inj.Stop()
 	e := r.simEvent(model.EvPhase, model.Actor{Role: model.RoleSim})
 	e.Text, e.OK = "quiesce", true

@@ -17,10 +17,14 @@ type Shrunk struct {
 }
 
 // Shrink reduces a failing run of (cfg, seed) to a minimal counterexample
-// that breaks the same invariant: first the realized fault plan replaces
-// the swarm, then delta debugging removes faults, then documents, workers
-// and tenants are cut to the fewest that still fail, then faults once more.
-// budget bounds the number of simulations (0: 2000).
+// that breaks the same invariant. The realized fault plan replaces the
+// swarm; then, since most bugs need at most one fault, the empty plan and
+// each single fault alone (moved to its earliest failing occurrence) are
+// tried before delta debugging the whole plan; then documents, workers and
+// tenants are cut and the passes repeat until nothing shrinks.
+// budget bounds the number of simulations (0: 2000); the shrinker also
+// stops after simulating eventBudget events in all, so shrinking a huge run
+// stays bounded — in work, not wall time, so its result is deterministic.
 func Shrink(cfg Config, seed uint64, failing *Result, budget int) (*Shrunk, error) {
 	if !failing.Failed() {
 		return nil, fmt.Errorf("seed %d did not fail: nothing to shrink", seed)
@@ -31,18 +35,24 @@ func Shrink(cfg Config, seed uint64, failing *Result, budget int) (*Shrunk, erro
 	s := &shrinker{seed: seed, target: failing.Violations[0].Invariant, budget: budget}
 	c := cfg
 	c.Swarm, c.Plan, c.KeepTrace = false, failing.Realized, false
-	if !s.fails(c) {
-		// The realized plan should always reproduce; if not, keep the swarm.
-		c = cfg
-		c.KeepTrace = false
+	if s.fails(c) {
+		c = s.fewestFaults(c)
 	} else {
-		c = s.minimizePlan(c)
+		c = cfg // the realized plan should always reproduce; if not, keep the swarm
+		c.KeepTrace = false
 	}
-	c = s.minimizeWorkload(c)
-	if !c.Swarm {
-		c = s.minimizeNth(c)
-		c = s.minimizeDocs(c)
-		c = s.minimizePlan(c)
+	for round := 0; round < 3; round++ {
+		before := size(c)
+		c = s.minimizeWorkload(c)
+		if !c.Swarm {
+			c = s.fewestFaults(c)
+			c = s.minimizeNth(c)
+			c = s.minimizeDocs(c)
+			c = s.minimizePlan(c)
+		}
+		if size(c) == before {
+			break
+		}
 	}
 	c.KeepTrace, c.StopOnViolation = true, false
 	res, err := Run(c, seed)
@@ -52,16 +62,54 @@ func Shrink(cfg Config, seed uint64, failing *Result, budget int) (*Shrunk, erro
 	return &Shrunk{Seed: seed, Config: c, Result: res, Invariant: s.target, Runs: s.runs}, nil
 }
 
+// size orders counterexamples: fewer faults, then jobs, workers, tenants.
+func size(c Config) [4]int {
+	return [4]int{c.Plan.Len(), int(c.DocCount()), int(c.Workers), int(c.Tenants)}
+}
+
+// fewestFaults tries no fault at all, then each fault alone at each of its
+// first occurrences (alone, a fault's nth counts different crossings than
+// beside others), and falls back to delta debugging the whole plan.
+func (s *shrinker) fewestFaults(c Config) Config {
+	if c.Plan.Len() <= 1 {
+		return c
+	}
+	try := c
+	try.Plan = faults.Plan{}
+	if s.fails(try) {
+		return try
+	}
+	for _, f := range c.Plan.Faults {
+		for n := int32(1); n <= max(f.Nth, 3); n++ {
+			g := f
+			if g.Nth > 0 {
+				g.Nth = n
+			} else if n > 1 {
+				break // not an occurrence-counted fault
+			}
+			try.Plan = faults.Plan{Faults: []faults.Fault{g}}
+			if s.fails(try) {
+				return try
+			}
+		}
+	}
+	return s.minimizePlan(c)
+}
+
 type shrinker struct {
 	seed   uint64
 	target string
 	budget int
 	runs   int
+	events uint64
 }
+
+// eventBudget caps the events a shrink may simulate.
+const eventBudget = 100_000_000
 
 // fails runs c and reports whether it breaks the target invariant.
 func (s *shrinker) fails(c Config) bool {
-	if s.runs >= s.budget {
+	if s.runs >= s.budget || s.events >= eventBudget {
 		return false
 	}
 	s.runs++
@@ -70,6 +118,7 @@ func (s *shrinker) fails(c Config) bool {
 	if err != nil {
 		return false
 	}
+	s.events += res.Events
 	for _, v := range res.Violations {
 		if v.Invariant == s.target {
 			return true

@@ -104,7 +104,7 @@ func TestVariantsCaught(t *testing.T) {
 			if !breaks(sh.Result, sh.Invariant) {
 				t.Fatalf("shrunk run does not reproduce %s", sh.Invariant)
 			}
-			if sh.Config.Plan.Len() > 1 || sh.Config.DocCount() > 2 || sh.Config.Workers > 2 {
+			if sh.Config.Plan.Len() > 2 || sh.Config.DocCount() > 2 || sh.Config.Workers > 2 {
 				t.Errorf("shrunk counterexample too large: %d faults, %d jobs, %d workers\n%s",
 					sh.Config.Plan.Len(), sh.Config.DocCount(), sh.Config.Workers, sh.Config.Plan)
 			}

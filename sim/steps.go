@@ -97,6 +97,7 @@ func (r *run) fail(w *worker, cause error) {
 		r.lost(w)
 		return
 	}
+	r.armReady() // a retry becomes visible later
 	if d.Outcome != model.DeadLetterOutcome {
 		r.release(w)
 		return

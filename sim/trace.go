@@ -5,6 +5,7 @@ import (
 
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
 )
 
 // recorder is the run's model.Recorder: it numbers every event, hashes its
@@ -52,20 +53,12 @@ func (r *recorder) Record(e *model.Event) {
 // appendLine is the stable trace form: "t=12.5ms #7 lease w1 j3 ...".
 func appendLine(b []byte, e *model.Event) []byte {
 	b = append(b, "t="...)
-	b = appendMillis(b, e.At)
+	b = scheduler.AppendMillis(b, e.At)
+	b = append(b, "ms"...)
 	b = append(b, " #"...)
 	b = strconv.AppendUint(b, e.Seq, 10)
 	b = append(b, ' ')
 	return e.AppendText(b)
-}
-
-func appendMillis(b []byte, ns int64) []byte {
-	b = strconv.AppendInt(b, ns/1_000_000, 10)
-	if us := ns % 1_000_000 / 1000; us != 0 {
-		b = append(b, '.')
-		b = append(b, byte('0'+us/100), byte('0'+us/10%10), byte('0'+us%10))
-	}
-	return append(b, "ms"...)
 }
 
 // TraceLine formats one event as it appears in a trace.

@@ -70,22 +70,53 @@ func (r *run) tryLease(w *worker) {
 		r.park(w)
 		return
 	}
+	if at, more := r.sys.NextReadyAt(); more && at <= r.now() {
+		r.kickWorker() // more work is waiting: wake a colleague
+	}
+	r.armReady() // the new lease expires at some point: someone must notice
 	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
 	w.working, w.markDead, w.commitTries = false, false, 0
 	w.doc = r.jobDoc[l.Job-1]
 	r.cross(w, model.AfterLease, r.dbLatency())
 }
 
-// park puts an idle worker to sleep until work may be visible.
+// park puts an idle worker to sleep until it is kicked: by an enqueue, a
+// redrive, or the ready timer when a waiting job becomes visible. Idle
+// workers cost no events, so a thousand of them are as cheap as one.
 func (r *run) park(w *worker) {
-	now := r.now()
-	next := now + idleMax
-	if at, ok := r.sys.NextReadyAt(); ok && at < next {
-		next = max(at, now+model.Millisecond)
-	}
 	w.parked = true
+	w.token++ // no pending wake
 	r.parked = append(r.parked, w.id)
-	r.wake(w, next)
+	r.armReady()
+}
+
+// armReady schedules the ready timer for the next time a job may become
+// leasable. If a job is ready now but could not be leased (the breaker is
+// open), it looks again a little later rather than spinning.
+func (r *run) armReady() {
+	at, ok := r.sys.NextReadyAt()
+	if !ok {
+		return
+	}
+	now := r.now()
+	if at <= now {
+		at = now + idleMax
+	}
+	if r.readyAt > now && r.readyAt <= at {
+		return // an earlier timer is already armed
+	}
+	r.readyAt = at
+	r.readyToken++
+	r.at(at, evReady, 0, r.readyToken)
+}
+
+func (r *run) readyFired(token int64) {
+	if token != r.readyToken {
+		return
+	}
+	r.readyAt = 0
+	r.kickWorker()
+	r.armReady()
 }
 
 // kickWorker wakes one parked worker soon (a job was just enqueued).

@@ -18,6 +18,7 @@ import (
 // simFlags are the flags that describe a simulation, shared by commands.
 type simFlags struct {
 	fs          *flag.FlagSet
+	stderr      io.Writer
 	seed        string
 	seeds       string
 	variant     string
@@ -36,8 +37,8 @@ type simFlags struct {
 
 func newSimFlags(name string, stderr io.Writer) *simFlags {
 	d := sim.DefaultConfig()
-	f := &simFlags{fs: flag.NewFlagSet("durasim "+name, flag.ContinueOnError)}
-	f.fs.SetOutput(stderr)
+	f := &simFlags{fs: flag.NewFlagSet("durasim "+name, flag.ContinueOnError), stderr: stderr}
+	f.fs.SetOutput(io.Discard) // errors are reported in one line by parse
 	f.fs.StringVar(&f.seed, "seed", "", "seed to run (unsigned 64-bit integer)")
 	f.fs.StringVar(&f.variant, "variant", "correct", "design: correct or a naive variant ("+strings.Join(model.VariantNames(), ", ")+")")
 	f.fs.IntVar(&f.workers, "workers", int(d.Workers), "virtual workers")
@@ -60,9 +61,11 @@ func (f *simFlags) withSeeds() { f.fs.StringVar(&f.seeds, "seeds", "", "seed ran
 func (f *simFlags) parse(args []string) error {
 	if err := f.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			f.fs.SetOutput(f.stderr)
+			f.fs.PrintDefaults()
 			return &exitError{code: 0, err: errors.New("")}
 		}
-		return &exitError{code: 2, err: errors.New("")} // flag already printed the problem
+		return usageErr("%v", err)
 	}
 	if f.fs.NArg() > 0 {
 		return usageErr("unexpected argument %q", f.fs.Arg(0))
