@@ -3,7 +3,6 @@ package invariants
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -26,10 +25,8 @@ func isDLQReason(c model.Code) bool { return slices.Contains(dlqReasons[:], c) }
 // leak says what forbidden content text holds ("" if none), without
 // quoting it: a secret is named by its position in [Config.Secrets].
 func (s *Suite) leak(text string) string {
-	for i, sec := range s.cfg.Secrets {
-		if sec != "" && strings.Contains(text, sec) {
-			return fmt.Sprintf("document text or raw error (secret %d)", i+1)
-		}
+	if i := s.secrets.find(text); i >= 0 {
+		return fmt.Sprintf("document text or raw error (secret %d)", i+1)
 	}
 	switch {
 	case hasCPF(text):

@@ -23,6 +23,7 @@ type Suite struct {
 	orphans []dbWrite           // nothing-lost: publishes with no event id
 	ops     operatorLog         // reprocess-redrive
 	buckets map[string]*bucket  // reprocess-redrive: per-tenant reprocess limit
+	secrets secretIndex         // dlq-hygiene: finds any workload secret in a text
 }
 
 // NewSuite returns a suite with no history.
@@ -35,6 +36,7 @@ func NewSuite(cfg Config) *Suite {
 		buckets: map[string]*bucket{},
 	}
 	s.ops.redrive = newBucket(cfg.Model.Redrive)
+	s.secrets = newSecretIndex(cfg.Secrets)
 	return s
 }
 
