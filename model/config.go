@@ -18,6 +18,11 @@ type Config struct {
 	Redrive        BucketConfig // global bulk-redrive token bucket (seed 003)
 	Reprocess      BucketConfig // per-tenant reprocess limit (seed 000's gap)
 	Retention      Time         // published outbox rows older than this are pruned
+	// Ordered makes the queue strictly FIFO (an SQS FIFO group, a Kafka
+	// partition): only the oldest unfinished job may be leased, so a
+	// poison message at the head blocks everyone behind it until it is
+	// dead-lettered (seed 003's head-of-line blocking).
+	Ordered bool
 }
 
 // Strategy is a backoff strategy.

@@ -12,6 +12,7 @@ type queue struct {
 	fence uint64           // global fencing counter: every lease increments it
 	byKey map[string]JobID // newest job per key, for idempotent enqueue
 	live  int              // jobs not yet terminal
+	head  JobID            // ordered mode: the oldest job not yet terminal
 }
 
 // Job returns a copy of the job with id, or false.
@@ -125,6 +126,9 @@ type Lease struct {
 // left is dead-lettered. Every lease increments the global fence.
 func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 	now := s.Now()
+	if s.cfg.Ordered {
+		return s.leaseHead(worker, now)
+	}
 	for len(s.queue.ready.items) > 0 {
 		top := s.queue.ready.items[0]
 		if top.at > now {
@@ -170,6 +174,55 @@ func (s *System) NextReadyAt() (at Time, ok bool) {
 		h.pop()
 	}
 	return 0, false
+}
+
+// leaseHead is LeaseNext for an ordered queue: only the head may go, and
+// only once it is visible (or its lease expired).
+func (s *System) leaseHead(worker Actor, now Time) (Lease, bool) {
+	for {
+		j := s.headJob()
+		if j == nil || !s.headReady(j, now) || !s.breaker.allow(s, now) {
+			return Lease{}, false
+		}
+		if j.State == Leased {
+			s.emit(s.leaseEvent(EvLeaseExpired, j.Holder, j))
+		}
+		switch {
+		case s.design.PastDeadline(j, now):
+			s.breaker.release()
+			s.finish(j, Cancelled, CodeDeadlineExceeded, EvCancelAtLease, worker, j.Fence)
+		case s.design.Exhausted(j):
+			s.breaker.release()
+			s.writeDLQ(j, CodeMaxAttemptsExceeded, nil, worker)
+			s.finish(j, Dead, CodeMaxAttemptsExceeded, EvExhausted, worker, j.Fence)
+		default:
+			return s.grant(j, worker, now), true
+		}
+	}
+}
+
+// headJob advances the head past finished jobs and returns it.
+func (s *System) headJob() *Job {
+	if s.queue.head == 0 {
+		s.queue.head = 1
+	}
+	for j := s.job(s.queue.head); j != nil; j = s.job(s.queue.head) {
+		if !j.State.Terminal() {
+			return j
+		}
+		s.queue.head++
+	}
+	return nil
+}
+
+func (s *System) headReady(j *Job, now Time) bool {
+	switch j.State {
+	case Leased:
+		return now >= j.LeaseUntil
+	case RetryWait:
+		return now >= j.VisibleAt
+	}
+	return j.State == Pending && now >= j.VisibleAt
 }
 
 func (s *System) grant(j *Job, worker Actor, now Time) Lease {

@@ -523,3 +523,32 @@ func TestNextReadyAt(t *testing.T) {
 		t.Fatalf("NextReadyAt = %d after the only job succeeded", at)
 	}
 }
+
+// Ordered mode: only the head may be leased; a failing head blocks the
+// jobs behind it until it is dead-lettered (seed 003, head-of-line).
+func TestOrderedQueueBlocksBehindTheHead(t *testing.T) {
+	h := newSys(t, func(c *model.Config) { c.Ordered = true })
+	first := h.enqueue("acme", "a")
+	second := h.enqueue("globex", "b")
+	l, ok := h.sys.LeaseNext(w1)
+	if !ok || l.Job != first {
+		t.Fatalf("leased %v, want the head %v", l.Job, first)
+	}
+	if _, ok := h.sys.LeaseNext(w2); ok {
+		t.Fatal("a job behind a leased head was leased")
+	}
+	poison := &model.WorkError{Code: model.CodePoisonSchema}
+	d, err := h.sys.Fail(w1, first, l.Fence, poison)
+	if err != nil || d.Outcome != model.DeadLetterOutcome {
+		t.Fatalf("poison head: %v, %v", d, err)
+	}
+	if _, ok := h.sys.LeaseNext(w2); ok {
+		t.Fatal("the head is dead-lettered only after MarkDead; nothing may pass it before")
+	}
+	if err := h.sys.MarkDead(w1, first, l.Fence, d.Reason); err != nil {
+		t.Fatal(err)
+	}
+	if l2, ok := h.sys.LeaseNext(w2); !ok || l2.Job != second {
+		t.Fatalf("after the head was isolated, leased %v %v, want %v", l2.Job, ok, second)
+	}
+}

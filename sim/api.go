@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 )
@@ -39,6 +41,10 @@ func (r *run) arrive(i int32) {
 	}
 	e.OK = true
 	r.emit(e)
+	if r.docJob[i] == 0 && slices.Contains(r.cfg.Resubmit, d.Index) {
+		r.arrivalsLeft++
+		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+	}
 	r.noteJob(id, i)
 	r.docJob[i] = id
 	r.kickWorker()

@@ -39,6 +39,12 @@ func (c Config) Flags() []string {
 	if c.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		add("backoff", c.Model.Retry.Strategy.String())
 	}
+	if c.Model.Ordered {
+		out = append(out, "-ordered")
+	}
+	if len(c.Resubmit) > 0 {
+		add("resubmit", joinInts(c.Resubmit))
+	}
 	if !c.Swarm {
 		out = append(out, "-swarm=false")
 	}

@@ -16,9 +16,13 @@ type Config struct {
 	// Only, when set, keeps just these documents (1-based indices into the
 	// Docs generated ones, ascending); each keeps its content and arrival.
 	// The shrinker uses it to drop any document, not only the last ones.
-	Only    []int32
-	Variant string // "correct" or a naive variant's name
-	Model   model.Config
+	Only []int32
+	// Resubmit lists documents (1-based) whose client submits them again
+	// after getting a job id — seed 004's lab run twice after a restart.
+	// The second accept must return the same job and make no second effect.
+	Resubmit []int32
+	Variant  string // "correct" or a naive variant's name
+	Model    model.Config
 
 	// Faults: an explicit plan always applies; Swarm adds the seed's random
 	// faults on top (off when replaying a realized or shrunk plan).
@@ -70,6 +74,12 @@ func (c Config) Validate() error {
 	for i, d := range c.Only {
 		if d < 1 || d > c.Docs || i > 0 && d <= c.Only[i-1] {
 			errs = append(errs, fmt.Errorf("only: documents must be ascending indices between 1 and %d", c.Docs))
+			break
+		}
+	}
+	for _, d := range c.Resubmit {
+		if d < 1 || d > c.Docs {
+			errs = append(errs, fmt.Errorf("resubmit: document %d is not between 1 and %d", d, c.Docs))
 			break
 		}
 	}

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/durasim/durasim/model"
+import (
+	"strings"
+
+	"github.com/durasim/durasim/model"
+)
 
 // DocMetrics keeps seed 000's three numbers apart for one document: time
 // waiting in the queue, inference time, and the wait until its review
@@ -36,6 +40,31 @@ type Metrics struct {
 	Tokens      int64 // tokens spent by extraction attempts
 	RateLimited int64 // provider 429 answers
 	StaleFences int64 // fenced calls rejected
+
+	// Per second of virtual time (index = second): provider calls and
+	// the 429s among them — the retry storm's shape.
+	CallsPerSecond   []int32
+	LimitedPerSecond []int32
+	// Breaker lists the circuit breaker's state changes in order.
+	Breaker []BreakerChange
+	// Drained is when the run drained (0 if it did not).
+	Drained model.Time
+}
+
+// BreakerChange is one transition of the circuit breaker.
+type BreakerChange struct {
+	At    model.Time
+	State string // closed, open, half-open
+}
+
+// perSecond adds one to the bucket of second at in series.
+func perSecond(series []int32, at model.Time) []int32 {
+	sec := int(at / (1000 * model.Millisecond))
+	for len(series) <= sec {
+		series = append(series, 0)
+	}
+	series[sec]++
+	return series
 }
 
 // metricsRecorder folds events into Metrics.
@@ -72,6 +101,7 @@ func (r *metricsRecorder) observe(e *model.Event) {
 		}
 	case model.EvExtract:
 		if e.Stage == model.StageExtract {
+			r.m.CallsPerSecond = perSecond(r.m.CallsPerSecond, e.At)
 			r.m.Extractions++
 			r.m.Tokens += e.N2
 			d := r.doc(e.Job)
@@ -131,7 +161,10 @@ func (r *metricsRecorder) observeOutcome(e *model.Event) {
 	case model.EvWorkFail:
 		if e.Code == model.CodeProviderRateLimited {
 			r.m.RateLimited++
+			r.m.LimitedPerSecond = perSecond(r.m.LimitedPerSecond, e.At)
 		}
+	case model.EvBreaker:
+		r.m.Breaker = append(r.m.Breaker, BreakerChange{At: e.At, State: strings.TrimPrefix(e.Text, "state=")})
 	}
 	if e.Code == model.CodeStaleFence {
 		r.m.StaleFences++

@@ -245,6 +245,7 @@ func (r *run) tick() {
 	}
 	if r.quiescent && r.settled() {
 		r.drained, r.done = true, true
+		r.metrics.m.Drained = now
 		e := r.simEvent(model.EvPhase, model.Actor{Role: model.RoleSim})
 		e.Text, e.OK = "drained", true
 		r.emit(e)

@@ -26,6 +26,8 @@ type simFlags struct {
 	docs        int
 	tenants     int
 	only        string
+	resubmit    string
+	ordered     bool
 	lease       time.Duration
 	heartbeat   time.Duration
 	maxAttempts int
@@ -45,6 +47,8 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.IntVar(&f.docs, "docs", int(d.Docs), "documents in the workload")
 	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to")
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
+	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
+	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), "heartbeat interval (shorter than the lease)")
 	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job")
@@ -80,15 +84,17 @@ func (f *simFlags) config() (sim.Config, error) {
 	c.Workers, c.Docs, c.Tenants = int32(f.workers), int32(f.docs), int32(f.tenants)
 	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
 	c.Model.MaxAttempts = int32(f.maxAttempts)
-	only, err := parseOnly(f.only)
-	if err != nil {
-		return c, err
-	}
-	c.Only = only
 	strategy, err := model.ParseStrategy(f.backoff)
 	if err != nil {
 		return c, usageErr("%v", err)
 	}
+	if c.Only, err = parseDocList("only", f.only); err != nil {
+		return c, err
+	}
+	if c.Resubmit, err = parseDocList("resubmit", f.resubmit); err != nil {
+		return c, err
+	}
+	c.Model.Ordered = f.ordered
 	c.Model.Retry.Strategy = strategy
 	if c.Plan, err = f.readPlan(); err != nil {
 		return c, err
@@ -176,7 +182,7 @@ func (f *simFlags) requireSeed() (uint64, error) {
 
 func fprintf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
 
-func parseOnly(s string) ([]int32, error) {
+func parseDocList(flag, s string) ([]int32, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -184,7 +190,7 @@ func parseOnly(s string) ([]int32, error) {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
 		if err != nil || n < 1 {
-			return nil, usageErr("invalid -only %q: want comma-separated document numbers >= 1", s)
+			return nil, usageErr("invalid -%s %q: want comma-separated document numbers >= 1", flag, s)
 		}
 		out = append(out, int32(n))
 	}
