@@ -77,12 +77,27 @@ func (in *Injector) swarmCrossing(b model.Boundary, n int32) Action {
 		}
 		f := Fault{Kind: k, Boundary: b, Worker: AnyWorker, Nth: n}
 		if k == Pause {
-			f.For = between(in.r, in.params.Lease/2, 3*in.params.Lease)
+			f.For = in.pauseLength()
 		}
 		in.take(f)
 		return actionOf(f)
 	}
 	return Action{}
+}
+
+// pauseLength draws a GC or network stall where the bugs are: a third end
+// before the lease does (the lease must survive them), a third end just
+// after it, while the job's new holder is still at work (the zombie's
+// window), and a third are long, up to three leases.
+func (in *Injector) pauseLength() model.Time {
+	lease := in.params.Lease
+	switch in.r.IntN(3) {
+	case 0:
+		return between(in.r, lease/2, lease-model.Millisecond)
+	case 1:
+		return between(in.r, lease, lease+lease/10)
+	}
+	return between(in.r, lease+lease/10, 3*lease)
 }
 
 func actionOf(f Fault) Action { return Action{Kind: f.Kind, For: f.For, Ok: true} }

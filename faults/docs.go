@@ -11,6 +11,7 @@ import (
 type docFate struct {
 	drawn             bool
 	permanent, poison bool
+	persistent        bool // fails transiently on every attempt (attempt=*)
 	deadline          model.Time // 0: none
 	took              [KindCount]bool
 	maxAttempt        int32   // highest attempt the swarm has rolled transient for
@@ -44,7 +45,10 @@ func (in *Injector) fate(doc int32, draw bool) *docFate {
 	return d
 }
 
-// drawFate rolls permanent, poison and deadline pressure, in that order.
+// drawFate rolls permanent, poison, deadline pressure and a persistent
+// transient failure, in that order. A persistent failure (a dependency down
+// for the whole fault phase) is what exhausts attempts and budgets and sends
+// work to the DLQ for a redrive; per-attempt rolls alone rarely do.
 func (in *Injector) drawFate() docFate {
 	d := docFate{drawn: true}
 	d.permanent = in.rollRate(Permanent)
@@ -52,6 +56,7 @@ func (in *Injector) drawFate() docFate {
 	if in.rollRate(DeadlinePressure) {
 		d.deadline = between(in.r, in.params.Lease/10, in.params.Lease)
 	}
+	d.persistent = in.rollRate(Transient)
 	return d
 }
 
@@ -121,6 +126,9 @@ func (in *Injector) plannedDocFault(doc int32, k Kind, attempt int32) int {
 // swarmTransient rolls once per (doc, attempt) the first time an attempt
 // beyond those already rolled is queried, and remembers the failures.
 func (in *Injector) swarmTransient(d *docFate, doc, attempt int32) bool {
+	if d.persistent && in.takeFate(d, Fault{Kind: Transient, Doc: doc}) {
+		return true
+	}
 	if attempt <= d.maxAttempt {
 		return slices.Contains(d.failed, attempt)
 	}

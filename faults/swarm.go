@@ -13,7 +13,7 @@ import (
 type SwarmParams struct {
 	Workers   int32      // number of workers (descriptions only)
 	Docs      int32      // number of workload documents (descriptions only)
-	Lease     model.Time // lease duration: pauses last [Lease/2, 3*Lease], delays [Lease/4, 2*Lease], deadlines [Lease/10, Lease]
+	Lease     model.Time // lease duration: pauses last [Lease/2, 3*Lease] (a third just past the lease), delays [Lease/4, 2*Lease], deadlines [Lease/10, Lease]
 	Horizon   model.Time // 429 bursts start in [0, Horizon)
 	MaxFaults int32      // faults a run may take (plan + swarm) before the swarm stops adding any
 }

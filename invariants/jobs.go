@@ -13,7 +13,9 @@ type job struct {
 	lease    leaseState // fencing
 	once     onceState  // exactly-once-effect
 	accepted uint64     // nothing-lost: the first accept naming the job
+	promised promise    // nothing-lost: the key a client was promised under this id
 	dlqSeq   uint64     // dlq-hygiene: the last DLQ write
+	work     workState  // wasted-work, and the tokens bounded-retries counts
 }
 
 // facts is a job's identity, from its enqueue, and its lifecycle as the
@@ -70,6 +72,7 @@ func (s *Suite) enqueue(e *model.Event, j *job) {
 	}
 	s.claimKey(e, j)
 	s.checkIdentity(e)
+	s.keepPromise(j)
 }
 
 // advance moves the job's lifecycle past e. It runs after the checkers,
@@ -97,6 +100,7 @@ func (j *job) advance(e *model.Event) {
 			if e.N2 > 0 { // a redrive gives the job a new deadline
 				j.deadline = e.At + e.N2
 			}
+			j.work.tokens = 0 // and a new budget
 		}
 	}
 }

@@ -57,6 +57,30 @@ func (s *Suite) accept(e *model.Event, j *job) {
 		j.accepted = e.Seq
 	}
 	s.acceptTenant(e, j)
+	if e.Key != "" && j.promised.key == "" {
+		j.promised = promise{key: e.Key, seq: e.Seq}
+		if j.enqueued {
+			s.keepPromise(j)
+		}
+	}
+}
+
+// promise is the key of the document a client submitted, as the accept
+// that gave it a job id names it.
+type promise struct {
+	key string
+	seq uint64
+}
+
+// keepPromise checks that the job a client was given is its own document:
+// an id handed out before the enqueue (reply-before-enqueue) may end up
+// naming another document's job, and the client's own was never enqueued.
+func (s *Suite) keepPromise(j *job) {
+	if p := j.promised; p.key != "" && j.enqueued && p.key != j.key {
+		s.report(NothingLost, 0, fmt.Sprintf("the client of %s was given an id that now names the job of %s: its own job was never enqueued",
+			p.key, j.key), p.seq, j.enqSeq)
+		j.promised.key = j.key // report once
+	}
 }
 
 func (s *Suite) commit(e *model.Event) {

@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -46,4 +47,34 @@ func TestNothingLost(t *testing.T) {
 			history: one(enqueue(1), lease(1, 1, 1), commit(1, model.StageIngest, 1), publish(1, model.StageIngest, 1), died), final: row1,
 			want: []want{{1, []uint64{4}, "e1 (j1 stage=ingest) published but never applied"}}},
 	})
+}
+
+// A job id handed to a client before the enqueue can end up naming
+// another document's job (reply-before-enqueue): nothing-lost.
+func TestPromisedKey(t *testing.T) {
+	accept := func(seq uint64, key string) model.Event {
+		return model.Event{Seq: seq, Kind: model.EvAccept, Actor: model.Actor{Role: model.RoleClient, ID: 1},
+			Job: 1, Tenant: "acme", Key: key, OK: true}
+	}
+	enq := func(seq uint64, key string) model.Event {
+		return model.Event{Seq: seq, Kind: model.EvEnqueue, Job: 1, Tenant: "acme", Key: key, N: 1000, N2: 1, OK: true}
+	}
+	cfg := Config{Model: model.DefaultConfig()}
+	kept := Check(cfg, []model.Event{enq(1, "acme:a:v1"), accept(2, "acme:a:v1")}, Final{}, false)
+	early := Check(cfg, []model.Event{accept(1, "acme:a:v1"), enq(2, "acme:a:v1")}, Final{}, false)
+	for _, vs := range [][]Violation{kept, early} {
+		for _, v := range vs {
+			if v.Invariant == NothingLost && strings.Contains(v.Message, "given an id") {
+				t.Fatalf("a kept promise flagged: %v", v)
+			}
+		}
+	}
+	broken := Check(cfg, []model.Event{accept(1, "acme:a:v1"), enq(2, "acme:b:v1")}, Final{}, false)
+	found := false
+	for _, v := range broken {
+		found = found || v.Invariant == NothingLost && strings.Contains(v.Message, "acme:a:v1") && equalSeqs(v.Events, []uint64{1, 2})
+	}
+	if !found {
+		t.Fatalf("id reused by another document not flagged: %v", broken)
+	}
 }

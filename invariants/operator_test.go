@@ -33,6 +33,8 @@ func TestOperatorActions(t *testing.T) {
 	fresh := with(redrive(1), func(e *model.Event) { e.Key = "acme:d1:v1:redrive:1" })
 	slow := testCfg
 	slow.Model.Redrive = model.BucketConfig{Capacity: 2, Refill: 1000 * ms}
+	roomy := testCfg
+	roomy.Model.Redrive = model.BucketConfig{Capacity: 10, Refill: 100 * ms}
 	minute := model.Time(60_000) * ms
 	// Four dead jobs (#1..#12), then four reprocesses (#14, #16, #18, #20).
 	flood := func(last model.Time) []model.Event {
@@ -75,6 +77,7 @@ func TestOperatorActions(t *testing.T) {
 			history: cat(deadJob(1), one(fresh)), final: redriveAudit(1),
 			want: []want{{1, []uint64{1, 4}, "redrive changed the key of j1 from acme:d1:v1 to acme:d1:v1:redrive:1"}}},
 		{name: "redrive missing from the audit log",
+			cfg:     &roomy,
 			history: cat(deadJob(1), one(redrive(1)), one(lease(1, 2, 1), dead(1, 2, model.CodePoisonSchema), redrive(1))),
 			final:   redriveAudit(1),
 			want:    []want{{1, []uint64{7}, "redrive of j1 is not in the audit log"}}},

@@ -22,6 +22,10 @@ func (s *Suite) leaseAttempt(e *model.Event, j *job) {
 	if j.over() {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased after it went %v", e.Job, j.state), j.endSeq, e.Seq)
 	}
+	if b := s.cfg.Model.TokenBudget; b > 0 && j.work.tokens >= b {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased for attempt %d with %d of its %d tokens already spent",
+			e.Job, e.Attempt, j.work.tokens, b), j.work.seq, e.Seq)
+	}
 	if j.deadline > 0 && e.At >= j.deadline {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased at %s, at or after its deadline %s",
 			e.Job, millis(e.At), millis(j.deadline)), j.enqSeq, e.Seq)
@@ -43,6 +47,10 @@ func (s *Suite) retry(e *model.Event, j *job) {
 			attempt, lease = j.lease.attempt, j.lease.seq
 		}
 	}
+	if permanent(e.Code) {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after a permanent error (%v): it belongs in the DLQ on the first attempt",
+			e.Job, e.Code), lease, e.Seq)
+	}
 	if m := s.cfg.Model.MaxAttempts; m > 0 && attempt >= m {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after attempt %d of at most %d", e.Job, attempt, m), lease, e.Seq)
 	}
@@ -50,6 +58,16 @@ func (s *Suite) retry(e *model.Event, j *job) {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retry delay %s outside [0, %s] for attempt %d (%v)",
 			e.Job, millis(e.N), millis(bound), attempt, s.cfg.Model.Retry.Strategy), lease, e.Seq)
 	}
+}
+
+// permanent reports whether a failure code is one the classifier must send
+// to the DLQ without retrying (seed 003's poison messages).
+func permanent(c model.Code) bool {
+	switch c {
+	case model.CodePermanentError, model.CodePoisonSchema, model.CodeContextOverflow, model.CodeIdempotencyConflict:
+		return true
+	}
+	return false
 }
 
 // backoffBound is the longest delay the strategy allows after attempt

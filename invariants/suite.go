@@ -110,6 +110,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		s.leaseFence(e, j)
 	case model.EvHeartbeat:
 		s.heartbeat(e, j)
+		s.lostLease(e, j)
 	case model.EvAdvance, model.EvAck:
 		s.checkFence(e, j)
 	case model.EvRetry:
@@ -128,6 +129,10 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		s.consumed(e)
 	case model.EvDLQWrite:
 		s.dlqWrite(e, j)
+	case model.EvExtract:
+		s.extract(e, j)
+	case model.EvCrash:
+		s.crashed(e, j)
 	case model.EvRedrive:
 		s.redrive(e, j)
 	case model.EvReprocess:

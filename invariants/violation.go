@@ -17,12 +17,13 @@ const (
 	NothingLost     = "nothing-lost"
 	DLQHygiene      = "dlq-hygiene"
 	OperatorActions = "reprocess-redrive" // audited, versioned, rate-limited; cancelled is terminal
+	WastedWork      = "wasted-work"       // no two workers pay for the same job's work at once
 )
 
 // Names lists every invariant in the order [Suite.Finish] reports final
 // checks.
 func Names() []string {
-	return []string{ExactlyOnce, TenantIsolation, BoundedRetries, Fencing, NothingLost, DLQHygiene, OperatorActions}
+	return []string{ExactlyOnce, TenantIsolation, BoundedRetries, Fencing, NothingLost, DLQHygiene, OperatorActions, WastedWork}
 }
 
 // Violation is one broken invariant. Message names what went wrong by ids

@@ -14,7 +14,7 @@ func (s *System) Status(actor Actor, tenant string, id JobID) (StatusAnswer, err
 	j := s.job(id)
 	e := s.event(EvStatus, actor)
 	e.Job, e.Tenant = id, tenant
-	if j == nil || j.Tenant != tenant {
+	if j == nil || !s.design.Visible(j, tenant) {
 		e.Code = CodeNotFound
 		s.emit(e)
 		return StatusAnswer{}, ErrNotFound

@@ -22,6 +22,9 @@ const (
 	RelayAfterPublishBeforeMark
 	ConsumerAfterApply
 	AfterAcceptBeforeEnqueue
+	// Mark-before-publish variant only: the row is marked published, the
+	// broker has not been told.
+	RelayAfterMarkBeforePublish
 	boundaryCount
 )
 
@@ -36,6 +39,7 @@ var boundaryNames = [boundaryCount]string{
 	RelayAfterPublishBeforeMark: "relay_after_publish_before_mark",
 	ConsumerAfterApply:          "consumer_after_apply",
 	AfterAcceptBeforeEnqueue:    "after_accept_before_enqueue",
+	RelayAfterMarkBeforePublish: "relay_after_mark_before_publish",
 }
 
 var boundaryRoles = [boundaryCount]Role{
@@ -48,6 +52,7 @@ var boundaryRoles = [boundaryCount]Role{
 	RelayAfterPublishBeforeMark: RoleRelay,
 	ConsumerAfterApply:          RoleConsumer,
 	AfterAcceptBeforeEnqueue:    RoleAPI,
+	RelayAfterMarkBeforePublish: RoleRelay,
 }
 
 func (b Boundary) String() string {

@@ -89,10 +89,10 @@ func DefaultConfig() Config {
 		HeartbeatEvery: 10_000 * Millisecond,
 		MaxAttempts:    3,
 		Deadline:       15 * 60_000 * Millisecond,
-		TokenBudget:    60_000,
+		TokenBudget:    6_000, // two or three extraction attempts of a typical document
 		Retry:          RetryConfig{Strategy: FullJitter, Base: 200 * Millisecond, Cap: 20_000 * Millisecond},
 		Breaker:        BreakerConfig{Window: 20, MinSamples: 10, ThresholdPPM: 500_000, Cooldown: 30_000 * Millisecond, Canaries: 2},
-		Redrive:        BucketConfig{Capacity: 10, Refill: 100 * Millisecond},
+		Redrive:        BucketConfig{Capacity: 1, Refill: 1000 * Millisecond},
 		Reprocess:      BucketConfig{Capacity: 3, Refill: 60_000 * Millisecond},
 		Retention:      10 * 60_000 * Millisecond,
 	}

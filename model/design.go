@@ -19,6 +19,28 @@ const (
 	StepPublish             // dual write: publish straight to the broker
 )
 
+// RelayStep is one step of the relay's protocol for an outbox row.
+type RelayStep uint8
+
+// Relay steps; the simulator crosses the relay's named boundary between
+// the first and the second.
+const (
+	RelayPublish RelayStep = iota // hand the row's event to the broker
+	RelayMark                     // mark the row published
+)
+
+// AcceptStep is one step of the API's accept protocol (seed 004's async
+// request-reply).
+type AcceptStep uint8
+
+// Accept steps; the simulator crosses after_accept_before_enqueue after the
+// first step.
+const (
+	AcceptReceive AcceptStep = iota // the request arrived
+	AcceptEnqueue                   // the job is durably enqueued
+	AcceptReply                     // the client gets its job id (202)
+)
+
 // Protocol is the order of a worker's steps for each stage.
 type Protocol struct {
 	Steps      []Step
@@ -36,35 +58,66 @@ type Design struct {
 	Source string // where the mistake is described (seed and section)
 	Doc    string // what the variant does wrong, in one sentence
 
-	BuildKey     func(tenantID, documentID string, operationVersion int) (string, error)
-	Commit       func(s *System, r CommitRequest) (CommitResult, error)
-	Apply        func(s *System, row OutboxRow) ApplyResult
-	FenceOK      func(j *Job, fence uint64) bool
-	Decide       func(c RetryConfig, j *Job, err error, now Time, r Rand) Decision
-	Exhausted    func(j *Job) bool
+	BuildKey func(tenantID, documentID string, operationVersion int) (string, error)
+	Commit   func(s *System, r CommitRequest) (CommitResult, error)
+	Apply    func(s *System, row OutboxRow) ApplyResult
+	FenceOK  func(j *Job, fence uint64) bool
+	Decide   func(c RetryConfig, j *Job, err error, now Time, r Rand) Decision
+	// Exhausted says why a redelivered job may not make another attempt
+	// (CodeNone: it may).
+	Exhausted    func(j *Job) Code
 	PastDeadline func(j *Job, now Time) bool
-	RedriveKey   func(j *Job) string
-	Sanitize     func(env *Envelope, cause error)
-	Protocol     Protocol
+	// Revivable says which terminal states an operator may bring back.
+	Revivable func(st State) bool
+	// Redrive prepares a dead job for another try (key and checkpoint).
+	Redrive func(j *Job)
+	// RedriveThrottled says whether bulk redrive is rate-limited.
+	RedriveThrottled bool
+	// Reprocess is the operator's "redo this dead job" command.
+	Reprocess func(s *System, actor Actor, id JobID, operator string) (JobID, error)
+	// Visible says whether tenant may see job j's status.
+	Visible  func(j *Job, tenant string) bool
+	Sanitize func(env *Envelope, cause error)
+	Protocol Protocol
+	Relay    []RelayStep
+	Accept   []AcceptStep
 }
 
 // Correct returns the correct design (a fresh copy the caller may modify).
 func Correct() *Design {
 	return &Design{
-		Name:         "correct",
-		Source:       "DESIGN.md",
-		Doc:          "the design the course documents argue for",
-		BuildKey:     BuildIdempotencyKey,
-		Commit:       commitDedupe,
-		Apply:        applyDeduped,
-		FenceOK:      func(j *Job, fence uint64) bool { return j.Fence == fence },
-		Decide:       Decide,
-		Exhausted:    func(j *Job) bool { return j.Attempt >= j.MaxAttempts },
-		PastDeadline: func(j *Job, now Time) bool { return now >= j.DeadlineAt },
-		RedriveKey:   sameKey,
-		Sanitize:     sanitizeNothing,
-		Protocol:     StandardProtocol,
+		Name:             "correct",
+		Source:           "DESIGN.md",
+		Doc:              "the design the course documents argue for",
+		BuildKey:         BuildIdempotencyKey,
+		Commit:           commitDedupe,
+		Apply:            applyDeduped,
+		FenceOK:          func(j *Job, fence uint64) bool { return j.Fence == fence },
+		Decide:           Decide,
+		Exhausted:        exhausted,
+		PastDeadline:     func(j *Job, now Time) bool { return now >= j.DeadlineAt },
+		Revivable:        func(st State) bool { return st == Dead },
+		Redrive:          func(*Job) {}, // same key, same checkpoint: nothing to change
+		RedriveThrottled: true,
+		Reprocess:        (*System).reprocessAudited,
+		Visible:          func(j *Job, tenant string) bool { return j.Tenant == tenant },
+		Sanitize:         sanitizeNothing,
+		Protocol:         StandardProtocol,
+		Relay:            []RelayStep{RelayPublish, RelayMark},
+		Accept:           []AcceptStep{AcceptReceive, AcceptEnqueue, AcceptReply},
 	}
+}
+
+// exhausted is the correct redelivery check: the attempt ceiling and the
+// token budget bound redeliveries just as they bound retries.
+func exhausted(j *Job) Code {
+	switch {
+	case j.Attempt >= j.MaxAttempts:
+		return CodeMaxAttemptsExceeded
+	case j.TokensSpent >= j.TokenBudget:
+		return CodeBudgetExhausted
+	}
+	return CodeNone
 }
 
 // variant builds a naive design from the correct one.

@@ -150,14 +150,14 @@ func (s *System) Redrive(actor Actor, id JobID) error {
 		return err
 	}
 	now := s.Now()
-	if !s.redrive.take(now) {
+	if s.design.RedriveThrottled && !s.redrive.take(now) {
 		e := jobEvent(s.event(EvRedrive, actor), j)
 		e.Code = CodeRateLimited
 		s.emit(e)
 		return ErrRateLimited
 	}
 	j.RedriveCount++
-	j.Key = s.design.RedriveKey(j)
+	s.design.Redrive(j)
 	s.queue.byKey[j.Key] = j.ID
 	// A redrive is a fresh try of the same operation: attempts, budget and
 	// deadline start again (the old deadline has usually passed by the time
@@ -177,14 +177,13 @@ func (s *System) Redrive(actor Actor, id JobID) error {
 	return nil
 }
 
-// sameKey is the correct redrive key: the logical operation is preserved.
-func sameKey(j *Job) string { return j.Key }
-
 func (s *System) checkDead(kind EventKind, actor Actor, j *Job, id JobID) error {
 	code, err := CodeNone, error(nil)
 	switch {
 	case j == nil:
 		return ErrNotFound
+	case s.design.Revivable(j.State):
+		return nil
 	case j.State == Cancelled:
 		code, err = CodeCancelledTerminal, ErrCancelled
 	case j.State != Dead:
@@ -203,6 +202,11 @@ func (s *System) checkDead(kind EventKind, actor Actor, j *Job, id JobID) error 
 // resurrects the dead one, writes an audit entry linking old job, new job,
 // operator and time, and is rate-limited per tenant.
 func (s *System) Reprocess(actor Actor, id JobID, operator string) (JobID, error) {
+	return s.design.Reprocess(s, actor, id, operator)
+}
+
+// reprocessAudited is the correct reprocess.
+func (s *System) reprocessAudited(actor Actor, id JobID, operator string) (JobID, error) {
 	j := s.job(id)
 	if err := s.checkDead(EvReprocess, actor, j, id); err != nil {
 		return 0, err

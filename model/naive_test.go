@@ -32,7 +32,8 @@ func TestLookupDesign(t *testing.T) {
 			t.Errorf("LookupDesign(%q) = name %q, source %q, doc %q", name, d.Name, d.Source, d.Doc)
 		}
 		if d.BuildKey == nil || d.Commit == nil || d.Apply == nil || d.FenceOK == nil || d.Decide == nil ||
-			d.Exhausted == nil || d.PastDeadline == nil || d.RedriveKey == nil || d.Sanitize == nil || len(d.Protocol.Steps) == 0 {
+			d.Exhausted == nil || d.PastDeadline == nil || d.Revivable == nil || d.Redrive == nil || d.Reprocess == nil ||
+			d.Visible == nil || d.Sanitize == nil || len(d.Protocol.Steps) == 0 || len(d.Relay) != 2 || len(d.Accept) != 3 {
 			t.Errorf("design %q has an empty seam", name)
 		}
 	}

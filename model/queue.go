@@ -151,10 +151,10 @@ func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 			s.finish(j, Cancelled, CodeDeadlineExceeded, EvCancelAtLease, worker, j.Fence)
 			continue
 		}
-		if s.design.Exhausted(j) {
+		if code := s.design.Exhausted(j); code != CodeNone {
 			s.breaker.release()
-			s.writeDLQ(j, CodeMaxAttemptsExceeded, nil, worker)
-			s.finish(j, Dead, CodeMaxAttemptsExceeded, EvExhausted, worker, j.Fence)
+			s.writeDLQ(j, code, nil, worker)
+			s.finish(j, Dead, code, EvExhausted, worker, j.Fence)
 			continue
 		}
 		return s.grant(j, worker, now), true
@@ -191,10 +191,11 @@ func (s *System) leaseHead(worker Actor, now Time) (Lease, bool) {
 		case s.design.PastDeadline(j, now):
 			s.breaker.release()
 			s.finish(j, Cancelled, CodeDeadlineExceeded, EvCancelAtLease, worker, j.Fence)
-		case s.design.Exhausted(j):
+		case s.design.Exhausted(j) != CodeNone:
+			code := s.design.Exhausted(j)
 			s.breaker.release()
-			s.writeDLQ(j, CodeMaxAttemptsExceeded, nil, worker)
-			s.finish(j, Dead, CodeMaxAttemptsExceeded, EvExhausted, worker, j.Fence)
+			s.writeDLQ(j, code, nil, worker)
+			s.finish(j, Dead, code, EvExhausted, worker, j.Fence)
 		default:
 			return s.grant(j, worker, now), true
 		}

@@ -8,20 +8,44 @@ import (
 )
 
 // arrive is a client submitting document i to the API (seed 004's async
-// request-reply). The API answers with a job id only after the durable
-// enqueue; a crash in between leaves the client without an answer, and it
-// retries with the same document (hence the same key).
+// request-reply). The API runs the design's accept steps; the named
+// boundary after_accept_before_enqueue comes right before the enqueue. In
+// the correct order a crash there leaves the client without an answer, and
+// it retries with the same document (hence the same key).
 func (r *run) arrive(i int32) {
 	if r.api.down {
 		r.at(r.api.upAt+clientRetry, evArrival, 0, int64(i))
 		return
 	}
-	act := r.crossing(model.AfterAcceptBeforeEnqueue, faults.AnyWorker)
-	if act.Ok && act.Kind == faults.Crash {
-		r.crash(&r.api, model.RoleAPI, model.AfterAcceptBeforeEnqueue, evAPIRestart)
-		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
-		return
+	replied := false
+	var id model.JobID
+	for _, st := range r.design.Accept {
+		switch st {
+		case model.AcceptReply:
+			if id == 0 {
+				id = model.JobID(r.sys.Jobs() + 1) // the id the enqueue will use
+			}
+			r.reply(i, id)
+			replied = true
+		case model.AcceptEnqueue:
+			if act := r.crossing(model.AfterAcceptBeforeEnqueue, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
+				r.crash(&r.api, model.RoleAPI, model.AfterAcceptBeforeEnqueue, evAPIRestart)
+				if !replied {
+					r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+				}
+				return
+			}
+			var err error
+			if id, err = r.enqueue(i); err != nil {
+				r.refuse(i)
+				return
+			}
+		}
 	}
+}
+
+// enqueue durably records document i's job.
+func (r *run) enqueue(i int32) (model.JobID, error) {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{
 		Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
@@ -31,26 +55,39 @@ func (r *run) arrive(i int32) {
 		req.Deadline = within
 	}
 	id, err := r.sys.Enqueue(req)
+	if err == nil {
+		r.noteJob(id, i)
+		r.kickWorker()
+	}
+	return id, err
+}
+
+// reply gives the client its job id (the 202 of async request-reply).
+func (r *run) reply(i int32, id model.JobID) {
+	d := &r.docs[i]
 	r.arrivalsLeft--
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Job = d.Tenant, id
-	if err != nil {
-		e.Code = model.CodeIdempotencyConflict
-		r.emit(e)
-		return
+	e.Tenant, e.Job, e.OK = d.Tenant, id, true
+	if key, err := r.design.BuildKey(d.Tenant, d.ID, 1); err == nil {
+		e.Key = key // the document the client submitted, as the design keys it
 	}
-	e.OK = true
 	r.emit(e)
 	if r.docJob[i] == 0 && slices.Contains(r.cfg.Resubmit, d.Index) {
 		r.arrivalsLeft++
 		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
 	}
-	r.noteJob(id, i)
 	r.docJob[i] = id
-	r.kickWorker()
 	if r.ops.Chance(300_000) {
 		r.at(r.now()+model.Time(r.ops.Int64N(5000))*model.Millisecond, evStatus, 0, int64(i))
 	}
+}
+
+// refuse answers the client with an error (an idempotency conflict).
+func (r *run) refuse(i int32) {
+	r.arrivalsLeft--
+	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
+	e.Tenant, e.Code = r.docs[i].Tenant, model.CodeIdempotencyConflict
+	r.emit(e)
 }
 
 // noteJob remembers which document a job works on.

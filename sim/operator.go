@@ -8,11 +8,12 @@ import (
 const operatorName = "op-ana"
 
 // operator is the human at the DLQ console. Every few seconds it looks at
-// the quarantined jobs: a job that ran out of attempts or budget is
-// redriven (its dependency is assumed fixed), a poison job is reprocessed
-// as a new version (its fix is assumed deployed). Now and then it also
-// tries what it must not be able to do: bring back a cancelled job, or
-// flood a tenant with reprocess requests.
+// the quarantined jobs. A poison job is reprocessed as a new version (its
+// fix is assumed deployed). A job that ran out of attempts or budget waits
+// for its dependency to be fixed — the end of the fault phase — and is then
+// redriven in bulk with the others (seed 003's controlled bulk redrive;
+// seed 004: never redrive in bulk before the cause is fixed). Now and then
+// it also tries what it must not be able to do: bring back a cancelled job.
 type operator struct {
 	tried map[model.JobID]bool
 }
@@ -38,6 +39,10 @@ func (r *run) decide(id model.JobID) {
 	job, _ := r.sys.Job(id)
 	switch job.LastCode {
 	case model.CodeMaxAttemptsExceeded, model.CodeBudgetExhausted, model.CodeTransient, model.CodeProviderRateLimited:
+		if !r.quiescent {
+			delete(r.operator.tried, id) // the dependency is not fixed yet
+			return
+		}
 		if job.RedriveCount < 2 {
 			if r.sys.Redrive(r.operatorActor(), id) == nil {
 				r.kickWorker()

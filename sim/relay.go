@@ -5,15 +5,17 @@ import (
 	"github.com/durasim/durasim/model"
 )
 
-// relayActor publishes outbox rows to the broker and then marks them
-// published; a crash between the two republishes the row.
+// relayActor moves outbox rows to the broker: publish, then mark the row
+// published (the design may reverse the two). A crash between the two
+// steps republishes the row (correct order) or loses its event (reversed).
 type relayActor struct {
-	inc         int32
-	down        bool
-	token       int64
-	parked      bool
-	pendingMark model.EventID // published, not yet marked
-	lastPrune   model.Time
+	inc       int32
+	down      bool
+	token     int64
+	parked    bool
+	row       model.EventID // the row in hand (0: none)
+	step      int           // next step of the design's relay protocol
+	lastPrune model.Time
 }
 
 func (r *run) relayActorID() model.Actor {
@@ -38,31 +40,50 @@ func (r *run) relayWake(token int64) {
 		return
 	}
 	r.relay.parked = false
-	if id := r.relay.pendingMark; id != 0 {
-		r.relay.pendingMark = 0
-		r.sys.MarkPublished(r.relayActorID(), id)
+	if r.relay.row == 0 {
+		row, ok := r.sys.NextUnpublished()
+		if !ok {
+			r.relayIdle()
+			return
+		}
+		r.relay.row, r.relay.step = row.EventID, 0
+	}
+	steps := r.design.Relay
+	r.relayStep(steps[r.relay.step])
+	r.relay.step++
+	if r.relay.step == len(steps) {
+		r.relay.row = 0
 		r.wakeRelay(r.now() + r.dbLatency())
 		return
 	}
-	row, ok := r.sys.NextUnpublished()
-	if !ok {
-		r.relayIdle()
-		return
+	b := model.RelayAfterPublishBeforeMark
+	if steps[0] == model.RelayMark {
+		b = model.RelayAfterMarkBeforePublish
 	}
-	msg := r.sys.Publish(r.relayActorID(), row.EventID)
-	r.brokerPublish(msg)
-	r.relay.pendingMark = row.EventID
-	act := r.crossing(model.RelayAfterPublishBeforeMark, faults.AnyWorker)
-	if act.Ok && act.Kind == faults.Crash {
-		r.relay.down, r.relay.pendingMark = true, 0
-		r.relay.token++
-		e := r.simEvent(model.EvCrash, r.relayActorID())
-		e.Boundary, e.EventID = model.RelayAfterPublishBeforeMark, row.EventID
-		r.emit(e)
-		r.at(r.now()+r.restartDelay(), evRelayRestart, 0, 0)
+	if act := r.crossing(b, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
+		r.crashRelay(b)
 		return
 	}
 	r.wakeRelay(r.now() + r.dbLatency())
+}
+
+func (r *run) relayStep(st model.RelayStep) {
+	switch st {
+	case model.RelayPublish:
+		r.brokerPublish(r.sys.Publish(r.relayActorID(), r.relay.row))
+	case model.RelayMark:
+		r.sys.MarkPublished(r.relayActorID(), r.relay.row)
+	}
+}
+
+// crashRelay takes the relay down with the row in hand forgotten.
+func (r *run) crashRelay(b model.Boundary) {
+	e := r.simEvent(model.EvCrash, r.relayActorID())
+	e.Boundary, e.EventID = b, r.relay.row
+	r.emit(e)
+	r.relay.down, r.relay.row = true, 0
+	r.relay.token++
+	r.at(r.now()+r.restartDelay(), evRelayRestart, 0, 0)
 }
 
 // relayIdle prunes the outbox now and then and parks until a commit.

@@ -140,7 +140,9 @@ func newRun(cfg Config, seed uint64) *run {
 func (r *run) newInjector() *faults.Injector {
 	fr := scheduler.Derive(r.seed, scheduler.StreamFaults)
 	if r.cfg.Swarm {
-		horizon := r.docs[len(r.docs)-1].Arrival + faultWindow
+		// 429 bursts land while documents arrive and are worked on, not in
+		// the idle tail of the fault window.
+		horizon := r.docs[len(r.docs)-1].Arrival + 5000*model.Millisecond
 		r.swarm = faults.NewSwarm(fr, faults.SwarmParams{
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
@@ -269,7 +271,7 @@ func (r *run) quiesce() {
 // pending.
 func (r *run) settled() bool {
 	return r.arrivalsLeft == 0 && r.sys.Live() == 0 && r.sys.PendingRows() == 0 &&
-		r.sys.Unacked() == 0 && r.relay.pendingMark == 0 && !r.operator.hasWork(r)
+		r.sys.Unacked() == 0 && r.relay.row == 0 && !r.operator.hasWork(r)
 }
 
 func (r *run) result() *Result {

@@ -77,7 +77,10 @@ func (s *Summary) Unfaulted(d *model.Design) []model.Boundary {
 func DesignBoundaries(d *model.Design) []model.Boundary {
 	var out []model.Boundary
 	for _, b := range model.Boundaries() {
-		if b == model.AfterDBWriteBeforePublish && !hasStep(d, model.StepDBWrite) {
+		switch {
+		case b == model.AfterDBWriteBeforePublish && !hasStep(d, model.StepDBWrite),
+			b == model.RelayAfterPublishBeforeMark && d.Relay[0] != model.RelayPublish,
+			b == model.RelayAfterMarkBeforePublish && d.Relay[0] != model.RelayMark:
 			continue
 		}
 		out = append(out, b)
