@@ -7,12 +7,13 @@ import (
 
 // queue holds jobs by id and the heap of jobs that may become leasable.
 type queue struct {
-	jobs  []Job // jobs[id-1]
-	ready readyHeap
-	fence uint64           // global fencing counter: every lease increments it
-	byKey map[string]JobID // newest job per key, for idempotent enqueue
-	live  int              // jobs not yet terminal
-	head  JobID            // ordered mode: the oldest job not yet terminal
+	jobs      []Job // jobs[id-1]
+	ready     readyHeap
+	fence     uint64           // global fencing counter: every lease increments it
+	byKey     map[string]JobID // newest job per key, for idempotent enqueue
+	live      int              // jobs not yet terminal
+	head      JobID            // ordered mode: the oldest job not yet terminal
+	cancelled []JobID          // every job ever cancelled, in order
 }
 
 // Job returns a copy of the job with id, or false.
@@ -25,6 +26,12 @@ func (s *System) Job(id JobID) (Job, bool) {
 
 // Jobs returns how many jobs were ever enqueued.
 func (s *System) Jobs() int { return len(s.queue.jobs) }
+
+// CancelledJobs returns how many jobs were ever cancelled, and the i-th.
+func (s *System) CancelledJobs() int { return len(s.queue.cancelled) }
+
+// CancelledJob returns the i-th job ever cancelled (0-based).
+func (s *System) CancelledJob(i int) JobID { return s.queue.cancelled[i] }
 
 // Live is how many jobs are not yet succeeded, dead or cancelled.
 func (s *System) Live() int { return s.queue.live }
@@ -254,6 +261,9 @@ func (s *System) finish(j *Job, st State, code Code, kind EventKind, actor Actor
 	j.State = st
 	j.LastCode = code
 	s.queue.live--
+	if st == Cancelled {
+		s.queue.cancelled = append(s.queue.cancelled, j.ID)
+	}
 	e := s.leaseEvent(kind, actor, j)
 	e.Fence, e.Code, e.OK = fence, code, true
 	s.emit(e)

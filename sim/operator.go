@@ -66,16 +66,13 @@ func (r *run) decide(id model.JobID) {
 	}
 }
 
-// tryCancelled attempts the forbidden: redrive or reprocess a cancelled job.
+// tryCancelled attempts the forbidden: redrive or reprocess a cancelled
+// job (cancelled is terminal: both must be refused).
 func (r *run) tryCancelled() {
-	n := r.sys.Jobs()
-	for k := 0; k < n; k++ {
-		id := model.JobID(1 + (k+int(r.ops.IntN(n)))%n)
-		if job, _ := r.sys.Job(id); job.State == model.Cancelled {
-			_ = r.sys.Redrive(r.operatorActor(), id)
-			_, _ = r.sys.Reprocess(r.operatorActor(), id, operatorName)
-			return
-		}
+	if n := r.sys.CancelledJobs(); n > 0 {
+		id := r.sys.CancelledJob(r.ops.IntN(n))
+		_ = r.sys.Redrive(r.operatorActor(), id)
+		_, _ = r.sys.Reprocess(r.operatorActor(), id, operatorName)
 	}
 }
 

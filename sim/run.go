@@ -43,7 +43,8 @@ const (
 	evDeliver
 	evRedeliver
 	evConsumerRestart
-	evArrival
+	evArrival     // a client (re)submits a document
+	evNextArrival // the next document of the workload arrives
 	evAPIRestart
 	evStatus
 	evOperator
@@ -167,9 +168,9 @@ func (r *run) start() {
 		w.id = int32(i)
 		r.wake(w, 0)
 	}
-	for i := range r.docs {
-		r.sched.At(scheduler.Time(r.docs[i].Arrival), scheduler.Event{Kind: evArrival, Arg: int64(i)})
-	}
+	// Arrivals are chained, each scheduling the next, so the event heap
+	// holds one of them at a time however large the workload.
+	r.at(r.docs[0].Arrival, evNextArrival, 0, 0)
 	r.arrivalsLeft = len(r.docs)
 	r.docJob = make([]model.JobID, len(r.docs))
 	r.lastArrival = r.docs[len(r.docs)-1].Arrival
@@ -201,6 +202,11 @@ func (r *run) Handle(ev scheduler.Event) {
 		r.deliver(ev.Arg, ev.Kind == evRedeliver)
 	case evConsumerRestart:
 		r.restart(&r.consumer, model.RoleConsumer)
+	case evNextArrival:
+		if next := ev.Arg + 1; next < int64(len(r.docs)) {
+			r.at(r.docs[next].Arrival, evNextArrival, 0, next)
+		}
+		r.arrive(int32(ev.Arg))
 	case evArrival:
 		r.arrive(int32(ev.Arg))
 	case evAPIRestart:
