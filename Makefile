@@ -1,15 +1,16 @@
 # durasim — see README.md. `make report` is the main job, `make test` the tests.
 GO ?= go
-SEEDS ?= 2000
+SEEDS ?= 5000
 
-.PHONY: all test vet fmt-check unit race sweep report fuzz soak bench clean
+.PHONY: all test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench clean
 
 all: test
 
 # The test command CI runs (.ci/run): formatting, vet, every package's tests,
-# the race detector where goroutines exist (cmd/), and a seed sweep of the
-# correct design from the CLI.
-test: fmt-check vet unit race sweep
+# the race detector where goroutines exist (cmd/), a 5000-seed sweep of the
+# correct design, every naive variant caught, and every single fault and pair
+# of faults on the small workload. A few minutes on 2 cores.
+test: fmt-check vet unit race sweep mutants exhaustive
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -27,10 +28,19 @@ race:
 sweep:
 	$(GO) run ./cmd/durasim run -seeds 1:$(SEEDS)
 
-# Until the reports land, the main job lists the course scenarios and runs
-# each one, correct design and naive variant side by side.
+mutants:
+	$(GO) run ./cmd/durasim mutants -seeds 1:1000
+
+exhaustive:
+	$(GO) run ./cmd/durasim run -exhaustive
+
+# The main job: every course scenario (correct design and naive variants on
+# the same seed) as Markdown reports with SVG charts, in pt-BR and en, under
+# reports/out/ (index.md first). Takes a few seconds; exits 1 if a scenario's
+# checks do not hold. The committed copy is reports/testdata/golden/.
 report:
-	$(GO) run ./cmd/durasim scenarios
+	rm -rf reports/out
+	$(GO) run ./cmd/durasim report -out reports/out
 
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzParse -fuzztime=60s ./faults
@@ -39,8 +49,11 @@ fuzz:
 soak:
 	$(GO) run ./cmd/durasim run -seeds 1:100000
 
+# Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),
+# then durasim against a bare event loop, synctest and clock.Mock.
 bench:
-	$(GO) test -run=NONE -bench=. -benchmem ./scheduler ./model ./invariants ./sim
+	$(GO) test -run=NONE -bench=. -benchmem -count=$(or $(BENCHCOUNT),1) ./scheduler ./model ./invariants ./sim
+	$(GO) run ./cmd/durasim bench
 
 clean:
 	rm -rf reports/out

@@ -11,7 +11,7 @@ import (
 type docFate struct {
 	drawn             bool
 	permanent, poison bool
-	persistent        bool // fails transiently on every attempt (attempt=*)
+	persistent        bool       // fails transiently on every attempt (attempt=*)
 	deadline          model.Time // 0: none
 	took              [KindCount]bool
 	maxAttempt        int32   // highest attempt the swarm has rolled transient for

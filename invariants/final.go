@@ -21,7 +21,7 @@ func FinalOf(s *model.System) Final {
 	f := Final{
 		Jobs:    make([]model.Job, 0, s.Jobs()),
 		Rows:    make([]model.OutboxRow, 0, s.Rows()),
-		Effects: slices.Clone(s.Effects()),
+		Effects: s.Effects(), // already a copy
 		DLQ:     s.DLQEntries(),
 		Audit:   slices.Clone(s.Audit()),
 	}

@@ -166,6 +166,9 @@ func (s *System) Redrive(actor Actor, id JobID) error {
 	j.DeadlineAt = now + s.cfg.Deadline
 	s.queue.live++
 	s.schedule(j, now)
+	if s.queue.head > j.ID {
+		s.queue.head = j.ID // ordered mode: the redriven job is the oldest unfinished one again
+	}
 	if env := s.dlq.entries[id]; env != nil {
 		env.Status, env.RedriveCount = Resolved, j.RedriveCount
 	}

@@ -165,6 +165,9 @@ func (s *System) reprocessInPlace(actor Actor, id JobID, _ string) (JobID, error
 	j.State, j.Attempt, j.TokensSpent, j.VisibleAt, j.DeadlineAt = Pending, 0, 0, now, now+s.cfg.Deadline
 	s.queue.live++
 	s.schedule(j, now)
+	if s.queue.head > j.ID {
+		s.queue.head = j.ID
+	}
 	e := jobEvent(s.event(EvReprocess, actor), j)
 	e.Other, e.N, e.OK = id, int64(j.Version), true
 	s.emit(e)

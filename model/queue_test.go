@@ -552,3 +552,30 @@ func TestOrderedQueueBlocksBehindTheHead(t *testing.T) {
 		t.Fatalf("after the head was isolated, leased %v %v, want %v", l2.Job, ok, second)
 	}
 }
+
+// Ordered mode: a redriven job behind the head is leasable again (the head
+// moves back to it), so an ordered queue still drains after a redrive.
+func TestOrderedQueueRedriveMovesTheHeadBack(t *testing.T) {
+	h := newSys(t, func(c *model.Config) { c.Ordered = true })
+	first := h.enqueue("acme", "a")
+	second := h.enqueue("acme", "b")
+	l, _ := h.sys.LeaseNext(w1)
+	d, _ := h.sys.Fail(w1, first, l.Fence, &model.WorkError{Code: model.CodePoisonSchema})
+	h.sys.WriteDLQ(w1, first, d.Reason, nil)
+	if err := h.sys.MarkDead(w1, first, l.Fence, d.Reason); err != nil {
+		t.Fatal(err)
+	}
+	l2, ok := h.sys.LeaseNext(w2)
+	if !ok || l2.Job != second {
+		t.Fatalf("leased %v %v, want %v", l2.Job, ok, second)
+	}
+	if err := h.sys.Ack(w2, second, l2.Fence); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sys.Redrive(op, first); err != nil {
+		t.Fatal(err)
+	}
+	if l3, ok := h.sys.LeaseNext(w1); !ok || l3.Job != first {
+		t.Fatalf("after the redrive leased %v %v, want the redriven %v", l3.Job, ok, first)
+	}
+}

@@ -13,7 +13,8 @@ import (
 type Result struct {
 	Seed         uint64
 	Config       Config
-	Events       uint64
+	Events       uint64 // trace events (lines)
+	Steps        uint64 // scheduler events run (trace events plus timers, polls, ticks)
 	Hash         uint64
 	Trace        []string      // only with Config.KeepTrace
 	History      []model.Event // only with Config.KeepTrace
@@ -119,7 +120,7 @@ func Run(cfg Config, seed uint64) (*Result, error) {
 func newRun(cfg Config, seed uint64) *run {
 	design, _ := model.LookupDesign(cfg.Variant)
 	r := &run{cfg: cfg, seed: seed, design: design}
-	r.docs = selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg), cfg.Only)
+	r.docs = Workload(cfg, seed)
 	r.lat = scheduler.Derive(seed, scheduler.StreamLatency)
 	r.ops = scheduler.Derive(seed, scheduler.StreamOperator)
 	r.sched = scheduler.New(scheduler.Derive(seed, scheduler.StreamSchedule), r)
@@ -283,7 +284,7 @@ func (r *run) settled() bool {
 func (r *run) result() *Result {
 	r.suite.Drained(r.drained)
 	res := &Result{
-		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Hash: r.rec.hash,
+		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Steps: r.sched.Steps(), Hash: r.rec.hash,
 		Trace: r.rec.trace, History: r.rec.history,
 		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
 		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, End: r.now(),

@@ -75,6 +75,17 @@ func hashText(s string) uint64 {
 }
 
 // secrets lists every document text and raw error of the workload.
+// Workload returns the documents a run of cfg with seed submits (after
+// cfg.Only), exactly as Run draws them: other runners (benchmarks, SQL
+// backends) drive the same workload.
+func Workload(cfg Config, seed uint64) []Doc {
+	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg), cfg.Only)
+}
+
+// Secrets lists the document texts and raw errors of a workload: what must
+// never leak into the DLQ, audit, metrics or traces.
+func Secrets(docs []Doc) []string { return secrets(docs) }
+
 // selectDocs keeps only the documents listed in only (all when empty).
 func selectDocs(docs []Doc, only []int32) []Doc {
 	if len(only) == 0 {

@@ -4,17 +4,31 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scenarios"
 	"github.com/durasim/durasim/sim"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	if hasScenarioFlag(args) {
+		return runScenario(args, stdout) // report.go
+	}
 	f := newSimFlags("run", stderr)
 	f.withSeeds()
 	check := f.fs.Bool("check-determinism", false, "run every seed twice and compare the traces")
+	sw := addSweepFlags(f.fs) // sweep.go: -parallel, -json, -shard
+	exhaustive := f.fs.Bool("exhaustive", false, "every single-fault plan and every pair, on a small workload (2 tenants, 3 docs, 2 workers)")
 	if err := f.parse(args); err != nil {
 		return err
+	}
+	if *exhaustive {
+		seed, err := f.seedList(1)
+		if err != nil {
+			return err
+		}
+		if len(seed) != 1 {
+			return usageErr("-exhaustive runs one seed: give -seed, not -seeds")
+		}
+		return runExhaustive(f.variant, seed[0], stdout) // exhaustive.go
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -24,36 +38,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if seeds, err = sw.seeds(seeds); err != nil {
+		return err
+	}
 	if *check {
 		return checkDeterminism(cfg, seeds, stdout)
 	}
-	return sweep(cfg, seeds, stdout)
-}
-
-// sweep runs every seed, prints the summary and, for the first failing
-// seed, the shrunk counterexample and the commands that reproduce it.
-func sweep(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
-	cfg.StopOnViolation = true
-	design, _ := model.LookupDesign(cfg.Variant)
-	sum := sim.NewSummary(design.Name)
-	for _, seed := range seeds {
-		res, err := sim.Run(cfg, seed)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		sum.Add(res)
-	}
-	sum.Write(stdout, design)
-	if sum.First == nil {
-		return nil
-	}
-	fmt.Fprintln(stdout)
-	sh, err := sim.Shrink(cfg, sum.First.Seed, sum.First, 0)
-	if err != nil {
-		return err
-	}
-	sim.WriteFailure(stdout, cfg, sum.First, sh, "")
-	return errViolation
+	return sw.sweep(cfg, seeds, stdout, stderr)
 }
 
 func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {

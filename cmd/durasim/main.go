@@ -20,6 +20,9 @@ commands:
   replay     print the trace of one seed, ending with its hash
   shrink     shrink a failing seed to a minimal counterexample
   scenarios  list the course scenarios
+  report     write the scenario reports (Markdown + SVG charts, pt-BR and en)
+  mutants    catch every naive variant: seeds to first catch, shrunk counterexample
+  bench      events/s of durasim against a bare event loop, synctest and clock.Mock
 
 run 'durasim <command> -h' for the flags of a command.`
 
@@ -47,7 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"run": cmdRun, "replay": cmdReplay, "shrink": cmdShrink, "scenarios": cmdScenarios,
+		"run": cmdRun, "replay": cmdReplay, "shrink": cmdShrink, "scenarios": cmdScenarios, "report": cmdReport,
+		"bench": cmdBench, "mutants": cmdMutants,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/durasim/durasim/sim"
+)
+
+// benchRunner is one runner's measurement in `durasim bench`.
+type benchRunner struct {
+	Seeds         int      `json:"seeds"`
+	Events        uint64   `json:"events"`
+	Seconds       float64  `json:"seconds"`
+	CPUSeconds    float64  `json:"cpu_seconds"` // user + system CPU time of the process in the timed part (-1: unknown)
+	EventsPerSec  float64  `json:"events_per_sec"`
+	EventsPerSeed float64  `json:"events_per_seed"`
+	EventsPerCPU  float64  `json:"events_per_cpu_sec"` // 0 when the CPU time is unknown
+	SeedsPerSec   float64  `json:"seeds_per_sec"`
+	Hashes        []string `json:"hashes_of_seed_1"` // two runs of seed 1
+	Deterministic bool     `json:"deterministic"`
+}
+
+// benchTimer measures the timed part of a runner: wall and CPU time.
+type benchTimer struct {
+	wall time.Time
+	cpu  float64
+}
+
+// elapsed is what a benchTimer measured.
+type elapsed struct {
+	wall time.Duration
+	cpu  float64
+}
+
+func startTimer() benchTimer {
+	runtime.GC()
+	return benchTimer{wall: time.Now(), cpu: cpuSeconds()}
+}
+
+func (t benchTimer) stop() elapsed {
+	e := elapsed{wall: time.Since(t.wall), cpu: cpuSeconds()}
+	if e.cpu < 0 || t.cpu < 0 {
+		e.cpu = -1
+	} else {
+		e.cpu -= t.cpu
+	}
+	return e
+}
+
+func (r *benchRunner) finish(e elapsed) {
+	d := e.wall
+	r.CPUSeconds = e.cpu
+	r.Seconds = d.Seconds()
+	if r.Seconds > 0 {
+		r.EventsPerSec = float64(r.Events) / r.Seconds
+		r.SeedsPerSec = float64(r.Seeds) / r.Seconds
+	}
+	if r.CPUSeconds > 0 {
+		r.EventsPerCPU = float64(r.Events) / r.CPUSeconds
+	}
+	if r.Seeds > 0 {
+		r.EventsPerSeed = float64(r.Events) / float64(r.Seeds)
+	}
+	r.Deterministic = len(r.Hashes) == 2 && r.Hashes[0] == r.Hashes[1]
+}
+
+// byRunner holds one value per runner, in the issue's order.
+type byRunner[T any] struct {
+	BareLoop  T `json:"bare_loop"`
+	Durasim   T `json:"durasim"`
+	Synctest  T `json:"synctest"`
+	ClockMock T `json:"clock_mock"`
+}
+
+func cmdBench(args []string, stdout, stderr io.Writer) error {
+	return benchCommand(args, stdout, stderr, cliTestingT)
+}
+
+// benchCommand is `durasim bench`; withT supplies the *testing.T that
+// testing/synctest needs (a test passes its own).
+func benchCommand(args []string, stdout, stderr io.Writer, wt withT) error {
+	fs := flag.NewFlagSet("durasim bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	seeds := fs.Int("seeds", 500, "seeds 1..N of the standard workload for durasim and synctest")
+	mockSeeds := fs.Int("mock-seeds", 1, "seeds 1..M for the clock.Mock runner (it sleeps 1ms of real time per Set and per timer)")
+	f := &simFlags{fs: fs, stderr: stderr}
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if *seeds < 1 || *mockSeeds < 1 {
+		return usageErr("-seeds and -mock-seeds must be at least 1")
+	}
+	rep, err := runBench(sim.DefaultConfig(), *seeds, *mockSeeds, wt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(rep)
+	}
+	rep.write(stdout)
+	return nil
+}
+
+func runBench(cfg sim.Config, seeds, mockSeeds int, wt withT) (*benchReport, error) {
+	rep := &benchReport{
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Workload: fmt.Sprintf("sim.DefaultConfig(): %d workers, %d docs, %d tenants, design %s, swarm faults on; seeds 1..%d",
+			cfg.Workers, cfg.Docs, cfg.Tenants, cfg.Variant, seeds),
+		EventsCounted: "trace events (sim.Result.Events: model events plus the simulator's extract, crash, pause, fault and phase events); " +
+			"scheduler steps are not exported by sim",
+	}
+	ds, err := benchDurasim(cfg, seeds)
+	if err != nil {
+		return nil, err
+	}
+	rep.Runners.Durasim = ds
+	quiet := cfg
+	quiet.Swarm = false
+	if rep.DurasimNoFaults, err = benchDurasim(quiet, seeds); err != nil {
+		return nil, err
+	}
+	rep.Runners.BareLoop = benchFloor(ds.Events)
+	if rep.Runners.Synctest, err = benchSynctest(cfg, seeds, wt); err != nil {
+		return nil, err
+	}
+	if rep.Runners.ClockMock, rep.MockSets, err = benchMock(cfg, mockSeeds); err != nil {
+		return nil, err
+	}
+	rep.fill(seeds, mockSeeds)
+	return rep, nil
+}
+
+func benchDurasim(cfg sim.Config, seeds int) (*benchRunner, error) {
+	r := &benchRunner{Seeds: seeds}
+	timer := startTimer()
+	for s := 1; s <= seeds; s++ {
+		res, err := sim.Run(cfg, uint64(s))
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		r.Events += res.Events
+		if s == 1 {
+			r.Hashes = append(r.Hashes, res.HashHex())
+		}
+	}
+	took := timer.stop()
+	res, err := sim.Run(cfg, 1)
+	if err != nil {
+		return nil, err
+	}
+	r.Hashes = append(r.Hashes, res.HashHex())
+	r.finish(took)
+	return r, nil
+}
+
+func benchFloor(events uint64) *benchRunner {
+	r := &benchRunner{Events: events}
+	timer := startTimer()
+	sum := bareLoop(events)
+	took := timer.stop()
+	r.Hashes = []string{fmt.Sprintf("%016x", sum), fmt.Sprintf("%016x", bareLoop(events))}
+	r.finish(took)
+	r.EventsPerSeed = 0
+	return r
+}
+
+func benchSynctest(cfg sim.Config, seeds int, wt withT) (*benchRunner, error) {
+	r := &benchRunner{Seeds: seeds}
+	var sum goSummary
+	var took elapsed
+	err := wt(func(t *testing.T) {
+		timer := startTimer()
+		for s := 1; s <= seeds; s++ {
+			res := runSynctestSeed(t, cfg, uint64(s))
+			sum.add(uint64(s), res)
+			if s == 1 {
+				r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", res.hash))
+			}
+		}
+		took = timer.stop()
+		r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", runSynctestSeed(t, cfg, 1).hash))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if sum.violations > 0 {
+		return nil, fmt.Errorf("synctest runner broke an invariant (a bug in the goroutine driver): %s", sum.firstErr)
+	}
+	r.Events = sum.events
+	r.finish(took)
+	return r, nil
+}
+
+func benchMock(cfg sim.Config, seeds int) (*benchRunner, int, error) {
+	r := &benchRunner{Seeds: seeds}
+	var sum goSummary
+	sets := 0
+	timer := startTimer()
+	for s := 1; s <= seeds; s++ {
+		res, n, err := runMockSeed(cfg, uint64(s))
+		if err != nil {
+			return nil, 0, err
+		}
+		sets += n
+		sum.add(uint64(s), res)
+		if s == 1 {
+			r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", res.hash))
+		}
+	}
+	took := timer.stop()
+	again, _, err := runMockSeed(cfg, 1)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", again.hash))
+	if sum.violations > 0 {
+		return nil, 0, fmt.Errorf("clock.Mock runner broke an invariant (a bug in the goroutine driver): %s", sum.firstErr)
+	}
+	r.Events = sum.events
+	r.finish(took)
+	return r, sets, nil
+}

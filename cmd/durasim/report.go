@@ -1,0 +1,230 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/durasim/durasim/reports"
+	"github.com/durasim/durasim/scenarios"
+)
+
+// cmdReport is `durasim report [-out DIR] [-lang pt-BR|en] [-scenario NAME]`:
+// it builds the scenarios in parallel, renders them and writes the files.
+// With every scenario it also writes the index. It fails (status 1) after
+// writing if a scenario's checks do not all hold.
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("durasim report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "reports/out", "directory to write the reports to")
+	lang := fs.String("lang", "", "only this language (pt-BR or en; default both)")
+	name := fs.String("scenario", "", "only this scenario (default all)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return nil
+		}
+		return usageErr("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	langs := reports.Langs()
+	if *lang != "" {
+		l, err := reports.ParseLang(*lang)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		langs = []reports.Lang{l}
+	}
+	list := scenarios.All()
+	if *name != "" && *name != "all" {
+		s, err := scenarios.Lookup(*name)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		list = []scenarios.Scenario{s}
+	}
+	start := time.Now()
+	built, err := buildAll(list)
+	if err != nil {
+		return err
+	}
+	files, err := reports.Render(built, langs, len(list) == len(scenarios.All()))
+	if err != nil {
+		return err
+	}
+	if err := reports.Write(*out, files); err != nil {
+		return err
+	}
+	failed := 0
+	for _, b := range built {
+		held, total := b.Held()
+		mark := "✓"
+		if held != total {
+			mark, failed = "✗", failed+1
+		}
+		fmt.Fprintf(stdout, "%s %-22s %d/%d checks\n", mark, b.Scenario.Name, held, total)
+	}
+	fmt.Fprintf(stdout, "wrote %d files (%d scenarios, %d languages) to %s in %.1fs\n",
+		len(files), len(built), len(langs), *out, time.Since(start).Seconds())
+	if failed > 0 {
+		fmt.Fprintf(stdout, "%d scenario(s) do not hold: see their reports\n", failed)
+		return errViolation
+	}
+	return nil
+}
+
+// buildAll builds the scenarios on every core; the result keeps the
+// scenarios' order, so the output does not depend on the schedule.
+func buildAll(list []scenarios.Scenario) ([]*reports.Built, error) {
+	built := make([]*reports.Built, len(list))
+	errs := make([]error, len(list))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				built[i], errs[i] = reports.Build(list[i])
+			}
+		}()
+	}
+	for i := range list {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return built, nil
+}
+
+// hasScenarioFlag reports whether a `run` command line names a scenario.
+func hasScenarioFlag(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "scenario" {
+			return true
+		}
+	}
+	return false
+}
+
+// runScenario is `durasim run -scenario NAME` (or `-scenario all`): it runs
+// every arm of the scenario, prints each arm's outcome and each check, and
+// fails (status 1) unless every check of every arm holds.
+func runScenario(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("durasim run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	name := fs.String("scenario", "", "course scenario to run (or all)")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("%v (with -scenario, run takes no other flag)", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	list, err := selectScenarios(*name)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for i, s := range list {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		ok, err := runOne(s, stdout)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			failed++
+		}
+	}
+	if len(list) > 1 {
+		fmt.Fprintf(stdout, "\n%d of %d scenarios hold\n", len(list)-failed, len(list))
+	}
+	if failed > 0 {
+		return errViolation
+	}
+	return nil
+}
+
+// selectScenarios returns the named scenario, or every one for "all".
+func selectScenarios(name string) ([]scenarios.Scenario, error) {
+	if name == "all" {
+		return scenarios.All(), nil
+	}
+	s, err := scenarios.Lookup(name)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return []scenarios.Scenario{s}, nil
+}
+
+// runOne runs one scenario and prints its outcome; ok is whether every
+// check held.
+func runOne(s scenarios.Scenario, w io.Writer) (ok bool, err error) {
+	outs, err := s.Run()
+	if err != nil {
+		return false, usageErr("%v", err)
+	}
+	fmt.Fprintf(w, "scenario %s: %s\n", s.Name, s.Title.En)
+	held, total := 0, 0
+	for i := range outs {
+		o := &outs[i]
+		fmt.Fprintf(w, "  %s: %s\n", o.Arm.Name(), summary(o))
+		if o.Missing != "" {
+			total++
+			fmt.Fprintf(w, "    ✗ variant %q is not registered: the arm did not run\n", o.Missing)
+		}
+		for _, c := range o.Checks {
+			total++
+			if c.Err == nil {
+				held++
+				fmt.Fprintf(w, "    ✓ %s\n", c.Check.Says.En)
+			} else {
+				fmt.Fprintf(w, "    ✗ %s: %v\n", c.Check.Says.En, c.Err)
+			}
+		}
+	}
+	verdict := "PASS"
+	if held != total {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "%s %s: %d of %d checks hold\n", verdict, s.Name, held, total)
+	return held == total, nil
+}
+
+// summary is an arm's outcome in one line.
+func summary(o *scenarios.Outcome) string {
+	switch {
+	case o.Missing != "":
+		return "not run"
+	case o.Custom != nil:
+		return o.Custom.Verdict.En
+	}
+	r, m := o.Result, &o.Result.Metrics
+	s := fmt.Sprintf("%d events, %d succeeded, %d dead, %d cancelled, %d extractions, %d effects",
+		r.Events, m.Succeeded, m.Dead, m.Cancelled, m.Extractions, m.Effects)
+	if !r.Failed() {
+		return s + ", no violation"
+	}
+	var names []string
+	for _, v := range r.Violations {
+		if !slices.Contains(names, v.Invariant) {
+			names = append(names, v.Invariant)
+		}
+	}
+	return s + ", violates " + strings.Join(names, ", ")
+}

@@ -1,0 +1,159 @@
+package reports
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scenarios"
+)
+
+// The counterexample as a Mermaid sequence diagram: every event of the
+// critical path is an arrow between the actor and the component it acts
+// on, or a note over the actor.
+
+// participantOrder fixes the left-to-right order of the diagram's lanes;
+// workers (w0, w1, ...) go where "w" stands.
+// (the last lanes are those of the workflow experiment).
+var participantOrder = []string{"client", "api", "queue", "w", "worker", "workflow", "llm", "activity", "db", "outbox",
+	"relay", "broker", "consumer", "dlq", "op", "history"}
+
+// arrow is one line of the diagram before rendering.
+type arrow struct {
+	from, to, text string
+}
+
+// lane is the diagram lane of an actor (workers by id, incarnations
+// folded into one lane).
+func lane(a model.Actor) string {
+	switch a.Role {
+	case model.RoleWorker:
+		return "w" + strconv.Itoa(int(a.ID))
+	case model.RoleClient:
+		return "client"
+	case model.RoleAPI:
+		return "api"
+	case model.RoleRelay:
+		return "relay"
+	case model.RoleBroker:
+		return "broker"
+	case model.RoleConsumer:
+		return "consumer"
+	case model.RoleOperator:
+		return "op"
+	}
+	return "queue"
+}
+
+// eventArrow maps an event to its arrow.
+func eventArrow(e *model.Event) arrow {
+	from := lane(e.Actor)
+	text := strconv.FormatUint(e.Seq, 10) + " " + eventText(e)
+	switch e.Kind {
+	case model.EvAccept, model.EvStatus:
+		return arrow{from, "api", text}
+	case model.EvEnqueue, model.EvLease, model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry,
+		model.EvDead, model.EvCancel, model.EvCancelAtLease, model.EvExhausted, model.EvLeaseExpired:
+		return arrow{from, "queue", text}
+	case model.EvCommit:
+		return arrow{from, "outbox", text}
+	case model.EvDBWrite:
+		return arrow{from, "db", text}
+	case model.EvPublish:
+		return arrow{from, "broker", text}
+	case model.EvMarkPublished, model.EvPrune:
+		return arrow{from, "outbox", text}
+	case model.EvDeliver, model.EvApply:
+		return arrow{"broker", "consumer", text}
+	case model.EvDLQWrite, model.EvRedrive, model.EvReprocess:
+		return arrow{from, "dlq", text}
+	case model.EvExtract:
+		if e.Stage == model.StageExtract {
+			return arrow{from, "llm", text}
+		}
+	case model.EvWorkFail:
+		if e.Code == model.CodeProviderRateLimited {
+			return arrow{"llm", from, text}
+		}
+	}
+	return arrow{from, from, text}
+}
+
+// eventText is the event's trace text without actor, tenant and key (the
+// lanes and the report's tables already say them).
+func eventText(e *model.Event) string {
+	c := *e
+	c.Actor, c.Tenant, c.Key = model.Actor{}, "", ""
+	text := c.String()
+	if e.Actor.Incarnation > 0 || e.Actor.Role == model.RoleWorker && e.Kind == model.EvRestart {
+		text = e.Actor.String() + " " + text
+	}
+	return text
+}
+
+// mermaid renders arrows as a sequenceDiagram.
+func mermaid(arrows []arrow) string {
+	used := map[string]bool{}
+	var workers []string
+	for _, a := range arrows {
+		for _, p := range []string{a.from, a.to} {
+			if !used[p] && isWorkerLane(p) {
+				workers = append(workers, p)
+			}
+			used[p] = true
+		}
+	}
+	slices.SortFunc(workers, func(a, b string) int {
+		x, _ := strconv.Atoi(a[1:])
+		y, _ := strconv.Atoi(b[1:])
+		return x - y
+	})
+	var b strings.Builder
+	b.WriteString("```mermaid\nsequenceDiagram\n")
+	for _, p := range participantOrder {
+		names := []string{p}
+		if p == "w" {
+			names = workers
+		}
+		for _, n := range names {
+			if used[n] {
+				b.WriteString("    participant " + n + "\n")
+			}
+		}
+	}
+	for _, a := range arrows {
+		text := mermaidText(a.text)
+		if a.from == a.to {
+			b.WriteString("    Note over " + a.from + ": " + text + "\n")
+			continue
+		}
+		b.WriteString("    " + a.from + "->>" + a.to + ": " + text + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// isWorkerLane reports whether p is a worker's lane ("w" and a number).
+func isWorkerLane(p string) bool {
+	if len(p) < 2 || p[0] != 'w' {
+		return false
+	}
+	_, err := strconv.Atoi(p[1:])
+	return err == nil
+}
+
+// mermaidText removes what Mermaid would read as syntax: ";" ends a
+// statement and "#" starts an entity code.
+func mermaidText(s string) string {
+	return strings.NewReplacer(";", ",", "#", "n°", "\n", " ").Replace(s)
+}
+
+// customArrows turns a custom arm's messages into arrows.
+func customArrows(msgs []scenarios.Message, l Lang) []arrow {
+	out := make([]arrow, len(msgs))
+	for i, m := range msgs {
+		out[i] = arrow{m.From, m.To, l.pick(m.Text)}
+	}
+	return out
+}
