@@ -1,7 +1,5 @@
 package model
 
-import "slices"
-
 // Message is one broker message: an outbox event in flight.
 type Message struct {
 	ID         int64
@@ -67,9 +65,29 @@ type Effect struct {
 // Consumer applies effects and keeps the ledger of event ids it has seen;
 // both are written in one atomic step.
 type Consumer struct {
-	seen    map[EventID]bool
-	applied map[resultKey]int32
-	effects []Effect
+	seen    []uint64                    // bitset of event ids applied
+	applied map[string][StageDone]int32 // effects per key and stage
+	effects []effectRecord              // in order; the rest is in the event's row
+}
+
+// effectRecord is one applied effect: which event, and when.
+type effectRecord struct {
+	event EventID
+	at    Time
+}
+
+// seenEvent reports whether the consumer's ledger holds event id.
+func (c *Consumer) seenEvent(id EventID) bool {
+	w := int(id) / 64
+	return w < len(c.seen) && c.seen[w]&(1<<(uint(id)%64)) != 0
+}
+
+func (c *Consumer) markSeen(id EventID) {
+	w := int(id) / 64
+	for w >= len(c.seen) {
+		c.seen = append(c.seen, 0)
+	}
+	c.seen[w] |= 1 << (uint(id) % 64)
 }
 
 // ApplyResult is seed 000's { applied, reason }.
@@ -96,23 +114,32 @@ func (s *System) Deliver(actor Actor, msg int64) ApplyResult {
 // applyDeduped is the correct consumer: the event id is recorded with the
 // effect, and a seen id is skipped.
 func applyDeduped(s *System, row OutboxRow) ApplyResult {
-	if s.consumer.seen[row.EventID] {
+	if s.consumer.seenEvent(row.EventID) {
 		return ApplyResult{Reason: CodeDuplicateEvent}
 	}
-	s.consumer.seen[row.EventID] = true
+	s.consumer.markSeen(row.EventID)
 	s.consumer.record(s.Now(), row)
 	return ApplyResult{Applied: true}
 }
 
 func (c *Consumer) record(now Time, row OutboxRow) {
-	c.applied[resultKey{row.Key, row.Stage}]++
-	c.effects = append(c.effects, Effect{EventID: row.EventID, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: now})
+	counts := c.applied[row.Key]
+	counts[row.Stage]++
+	c.applied[row.Key] = counts
+	c.effects = append(c.effects, effectRecord{event: row.EventID, at: now})
 }
 
 // Effects returns every applied effect in order.
-func (s *System) Effects() []Effect { return slices.Clone(s.consumer.effects) }
+func (s *System) Effects() []Effect {
+	out := make([]Effect, len(s.consumer.effects))
+	for i, r := range s.consumer.effects {
+		row := s.outbox.rows[r.event-1]
+		out[i] = Effect{EventID: r.event, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: r.at}
+	}
+	return out
+}
 
 // EffectCount is how many effects were applied for the stage of key.
 func (s *System) EffectCount(key string, st Stage) int {
-	return int(s.consumer.applied[resultKey{key, st}])
+	return int(s.consumer.applied[key][st])
 }

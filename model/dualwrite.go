@@ -5,9 +5,9 @@ package model
 // remembers that an event is owed.
 func (s *System) DualWrite(actor Actor, id JobID, key string, st Stage) {
 	j := s.job(id)
-	k := resultKey{key, st}
-	if _, ok := s.outbox.results[k]; !ok {
-		s.outbox.results[k] = &Result{Key: key, Stage: st, Tenant: j.Tenant, Job: id, PayloadHash: j.PayloadHash}
+	k := s.outbox.keyFor(key, j.Tenant, id)
+	if !k.stages[st].written {
+		k.stages[st] = stageResult{written: true, hash: j.PayloadHash}
 	}
 	e := jobEvent(s.event(EvDBWrite, actor), j)
 	e.Key, e.Stage, e.HasStage, e.OK = key, st, true, true
@@ -18,18 +18,19 @@ func (s *System) DualWrite(actor Actor, id JobID, key string, st Stage) {
 // The row it creates exists only so the consumer can read the event; it is
 // born published, and nothing would have republished it after a crash.
 func (s *System) PublishDirect(actor Actor, key string, st Stage) (int64, bool) {
-	res, ok := s.outbox.results[resultKey{key, st}]
-	if !ok {
+	k, ok := s.outbox.results[key]
+	if !ok || !k.stages[st].written {
 		return 0, false
 	}
-	if res.EventID == 0 {
+	res := &k.stages[st]
+	if res.event == 0 {
 		id := EventID(len(s.outbox.rows) + 1)
 		now := s.Now()
 		s.outbox.rows = append(s.outbox.rows, OutboxRow{
-			EventID: id, Key: key, Stage: st, Tenant: res.Tenant, Job: res.Job,
+			EventID: id, Key: key, Stage: st, Tenant: k.tenant, Job: k.job,
 			CommittedAt: now, Published: true, PublishedAt: now,
 		})
-		res.EventID = id
+		res.event = id
 	}
-	return s.Publish(actor, res.EventID), true
+	return s.Publish(actor, res.event), true
 }

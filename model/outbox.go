@@ -1,10 +1,25 @@
 package model
 
-// resultKey identifies one stage's effect: key + ":" + stage, without
-// building the string.
-type resultKey struct {
-	key   string
-	stage Stage
+// keyResults holds every stage's result under one key: one map entry per
+// key instead of one per (key, stage) keeps the outbox small.
+type keyResults struct {
+	tenant string
+	job    JobID
+	stages [StageDone]stageResult
+}
+
+// stageResult is one stage's committed result (written) and its event.
+type stageResult struct {
+	written bool
+	event   EventID
+	value   uint64
+	hash    uint64 // the payload hash it was committed with
+}
+
+// result returns the stage's result as the public type.
+func (k *keyResults) result(key string, st Stage) Result {
+	r := k.stages[st]
+	return Result{Key: key, Stage: st, Tenant: k.tenant, Job: k.job, PayloadHash: r.hash, Value: r.value, EventID: r.event}
 }
 
 // Result is a committed stage result (the outbox's results table).
@@ -34,7 +49,7 @@ type OutboxRow struct {
 // Outbox is the transactional outbox: results and their events, written in
 // one atomic step.
 type Outbox struct {
-	results map[resultKey]*Result
+	results map[string]*keyResults
 	rows    []OutboxRow // rows[eventID-1]
 	cursor  int         // rows before cursor are all published
 	pruned  int         // rows before pruned are all pruned
@@ -83,12 +98,12 @@ func (s *System) CommitResultWithEvent(r CommitRequest) (CommitResult, error) {
 
 // commitDedupe is the correct commit: look the key up first.
 func commitDedupe(s *System, r CommitRequest) (CommitResult, error) {
-	k := resultKey{r.Key, r.Stage}
-	if old, ok := s.outbox.results[k]; ok {
-		if old.PayloadHash != r.PayloadHash {
+	if old, ok := s.outbox.results[r.Key]; ok && old.stages[r.Stage].written {
+		if old.stages[r.Stage].hash != r.PayloadHash {
 			return CommitResult{}, &IdempotencyConflictError{Key: StageKey(r.Key, r.Stage)}
 		}
-		return CommitResult{EventID: old.EventID, Value: old.Value, Deduped: true}, nil
+		st := old.stages[r.Stage]
+		return CommitResult{EventID: st.event, Value: st.value, Deduped: true}, nil
 	}
 	return s.outbox.insert(s.Now(), r), nil
 }
@@ -98,17 +113,25 @@ func (o *Outbox) insert(now Time, r CommitRequest) CommitResult {
 	id := EventID(len(o.rows) + 1)
 	o.pending++
 	o.rows = append(o.rows, OutboxRow{EventID: id, Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job, CommittedAt: now})
-	o.results[resultKey{r.Key, r.Stage}] = &Result{
-		Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job,
-		PayloadHash: r.PayloadHash, Value: r.Value, EventID: id,
-	}
+	k := o.keyFor(r.Key, r.Tenant, r.Job)
+	k.stages[r.Stage] = stageResult{written: true, event: id, value: r.Value, hash: r.PayloadHash}
 	return CommitResult{EventID: id, Value: r.Value}
+}
+
+// keyFor returns key's results, created for its first committer.
+func (o *Outbox) keyFor(key, tenant string, job JobID) *keyResults {
+	k := o.results[key]
+	if k == nil {
+		k = &keyResults{tenant: tenant, job: job}
+		o.results[key] = k
+	}
+	return k
 }
 
 // Committed reports whether the stage of key has a committed result.
 func (s *System) Committed(key string, st Stage) (Result, bool) {
-	if r, ok := s.outbox.results[resultKey{key, st}]; ok {
-		return *r, true
+	if k, ok := s.outbox.results[key]; ok && k.stages[st].written {
+		return k.result(key, st), true
 	}
 	return Result{}, false
 }

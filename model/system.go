@@ -15,6 +15,11 @@ type System struct {
 	rec    Recorder
 	ev     Event // scratch event, reused so recording never allocates
 
+	// unixNano, when the clock offers it, reads the time without going
+	// through time.Time (the scheduler's virtual clock does).
+	unixNano   func() int64
+	epochNanos int64
+
 	queue              queue
 	outbox             Outbox
 	broker             Broker
@@ -24,7 +29,6 @@ type System struct {
 	breaker            Breaker
 	redrive            bucket
 	perTenantReprocess map[string]*bucket
-	dualWrite          map[resultKey]JobID // dual-write variant: rows written with no outbox
 }
 
 // Env is what a System needs from its host.
@@ -47,12 +51,13 @@ func NewSystem(cfg Config, design *Design, env Env) *System {
 	s := &System{
 		cfg: cfg, design: design, clock: env.Clock, epoch: env.Epoch, rnd: env.Rand, rec: env.Recorder,
 		perTenantReprocess: map[string]*bucket{},
-		dualWrite:          map[resultKey]JobID{},
+	}
+	if u, ok := env.Clock.(interface{ UnixNano() int64 }); ok {
+		s.unixNano, s.epochNanos = u.UnixNano, env.Epoch.UnixNano()
 	}
 	s.queue.byKey = map[string]JobID{}
-	s.outbox.results = map[resultKey]*Result{}
-	s.consumer.seen = map[EventID]bool{}
-	s.consumer.applied = map[resultKey]int32{}
+	s.outbox.results = map[string]*keyResults{}
+	s.consumer.applied = map[string][StageDone]int32{}
 	s.dlq.entries = map[JobID]*Envelope{}
 	s.breaker.init(cfg.Breaker)
 	s.redrive = newBucket(cfg.Redrive, 0)
@@ -66,7 +71,12 @@ func (s *System) Config() Config { return s.cfg }
 func (s *System) Design() *Design { return s.design }
 
 // Now is the current model time.
-func (s *System) Now() Time { return Time(s.clock.Now().Sub(s.epoch)) }
+func (s *System) Now() Time {
+	if s.unixNano != nil {
+		return s.unixNano() - s.epochNanos
+	}
+	return Time(s.clock.Now().Sub(s.epoch))
+}
 
 // event returns the zeroed scratch event stamped with kind and time.
 func (s *System) event(kind EventKind, actor Actor) *Event {

@@ -25,15 +25,15 @@ func asyncRequestReply() Scenario {
 			En:   "Six documents from two tenants. The API dies at after_accept_before_enqueue on the second request; the client got no answer, tries again with the same document (the same key) and gets a single job. Clients query their own job's status and, now and then, an id of another tenant, which the API answers as not found. In the reply-before-enqueue variant the API hands out the id before writing: the crash leaves the client holding a jobId that never existed. In the status-leaks-tenant variant the status endpoint answers any id, for any tenant.",
 		},
 		Limits: Text{
-			PtBR: "Os clientes consultam o status em momentos sorteados (cerca de 30% deles), então se alguma consulta cruza tenants depende da semente; esta semente foi escolhida porque cruza.",
-			En:   "Clients query status at drawn moments (about 30% of them), so whether a query crosses tenants depends on the seed; this seed was picked because one does.",
+			PtBR: "Aqui todo cliente consulta o status do próprio job e de um id qualquer, em momentos sorteados; se o id sorteado é de outro tenant depende da semente. O modelo não tem autenticação: o tenant de quem pergunta é dado, não verificado.",
+			En:   "Here every client asks the status of its own job and of an arbitrary id, at drawn moments; whether that id belongs to another tenant depends on the seed. The model has no authentication: the asking tenant is given, not verified.",
 		},
 		Sources: []Source{{Seed: Seed004,
 			Section: Text{PtBR: "queues, workers e o contrato de um async job", En: "queues, workers and the contract of an async job"},
 			Quote:   "Um fluxo assíncrono pode retornar 202 com jobId e um endpoint de status, mas esse retorno só deve ocorrer após a aceitação durável conforme o contrato.",
 		}},
 		Seed:   1,
-		Config: base(6, 2, 2, "crash after_accept_before_enqueue nth=2"),
+		Config: probing(base(6, 2, 2, "crash after_accept_before_enqueue nth=2")),
 		Charts: []Chart{ChartDepth},
 		Arms: []Arm{
 			{Variant: "correct", Says: correctSays, Checks: []Check{
@@ -109,4 +109,14 @@ func sqliteLab() Scenario {
 func ticketsOf(id model.JobID, want int64) Check {
 	return events(Text{PtBR: "j1 tem um ticket (um efeito de revisão)", En: "j1 has one ticket (one review effect)"},
 		match{kind: model.EvApply, ok: 1, job: id, stage: model.StageReview, hasStage: true}, want, want)
+}
+
+// probing makes every client query the status endpoint, so the scenario
+// does not depend on which clients the seed picks.
+func probing(cfg func() sim.Config) func() sim.Config {
+	return func() sim.Config {
+		c := cfg()
+		c.ProbeStatus = true
+		return c
+	}
 }

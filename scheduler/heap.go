@@ -31,43 +31,50 @@ type eventHeap struct{ items []Event }
 
 func (h *eventHeap) Len() int { return len(h.items) }
 
+// push and pop move a hole instead of swapping: each level of the heap
+// copies one 40-byte event rather than two.
 func (h *eventHeap) push(e Event) {
 	h.items = append(h.items, e)
 	i := len(h.items) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !h.items[i].less(&h.items[parent]) {
+		if !e.less(&h.items[parent]) {
 			break
 		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		h.items[i] = h.items[parent]
 		i = parent
 	}
+	h.items[i] = e
 }
 
 func (h *eventHeap) pop() Event {
 	top := h.items[0]
 	last := len(h.items) - 1
-	h.items[0] = h.items[last]
+	moved := h.items[last]
 	h.items = h.items[:last]
-	h.down(0)
+	if last > 0 {
+		h.siftDown(moved)
+	}
 	return top
 }
 
-func (h *eventHeap) down(i int) {
-	n := len(h.items)
+// siftDown places e, starting from the root's hole.
+func (h *eventHeap) siftDown(e Event) {
+	n, i := len(h.items), 0
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		small := l
 		if r := l + 1; r < n && h.items[r].less(&h.items[l]) {
 			small = r
 		}
-		if !h.items[small].less(&h.items[i]) {
-			return
+		if !h.items[small].less(&e) {
+			break
 		}
-		h.items[i], h.items[small] = h.items[small], h.items[i]
+		h.items[i] = h.items[small]
 		i = small
 	}
+	h.items[i] = e
 }

@@ -88,6 +88,13 @@ type Clock struct{ s *Scheduler }
 // Now returns the current virtual instant as wall-clock time.
 func (c Clock) Now() time.Time { return c.s.now.Wall() }
 
+// epochUnixNano is Epoch in Unix nanoseconds.
+var epochUnixNano = Epoch.UnixNano()
+
+// UnixNano is Now().UnixNano() without building a time.Time: the model
+// reads time on every event, and this is its fast path.
+func (c Clock) UnixNano() int64 { return epochUnixNano + int64(c.s.now) }
+
 // Since returns the virtual time elapsed since t.
 func (c Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 

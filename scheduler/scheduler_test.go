@@ -227,3 +227,13 @@ func TestClockShowsVirtualTime(t *testing.T) {
 		t.Errorf("FromWall(Now()) = %v, want %v", got, s.Now())
 	}
 }
+
+// The fast path and the time.Time path agree.
+func TestClockUnixNanoMatchesNow(t *testing.T) {
+	s := New(NewStream(1), &recorder{})
+	s.RunUntil(1234567 * Microsecond)
+	c := s.Clock()
+	if c.UnixNano() != c.Now().UnixNano() {
+		t.Fatalf("UnixNano %d, Now().UnixNano() %d", c.UnixNano(), c.Now().UnixNano())
+	}
+}

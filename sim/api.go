@@ -77,7 +77,7 @@ func (r *run) reply(i int32, id model.JobID) {
 		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
 	}
 	r.docJob[i] = id
-	if r.ops.Chance(300_000) {
+	if r.cfg.ProbeStatus || r.ops.Chance(300_000) {
 		r.at(r.now()+model.Time(r.ops.Int64N(5000))*model.Millisecond, evStatus, 0, int64(i))
 	}
 }

@@ -42,6 +42,9 @@ func (c Config) Flags() []string {
 	if c.Model.Ordered {
 		out = append(out, "-ordered")
 	}
+	if c.ProbeStatus {
+		out = append(out, "-probe-status")
+	}
 	if len(c.Resubmit) > 0 {
 		add("resubmit", joinInts(c.Resubmit))
 	}

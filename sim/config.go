@@ -22,7 +22,12 @@ type Config struct {
 	// The second accept must return the same job and make no second effect.
 	Resubmit []int32
 	Variant  string // "correct" or a naive variant's name
-	Model    model.Config
+	// ProbeStatus makes every client ask the status of its own job and of
+	// another job id once it has its reply (by default about one in three
+	// does, at a drawn moment): a scenario about the status endpoint then
+	// does not depend on the seed.
+	ProbeStatus bool
+	Model       model.Config
 
 	// Faults: an explicit plan always applies; Swarm adds the seed's random
 	// faults on top (off when replaying a realized or shrunk plan).

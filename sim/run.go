@@ -49,7 +49,8 @@ const (
 	evAPIRestart
 	evStatus
 	evOperator
-	evTick
+	evTick    // drain check, during quiescence
+	evQuiesce // the fault phase ends
 	evReady
 )
 
@@ -95,6 +96,7 @@ type run struct {
 	lastArrival  model.Time
 	quiescent    bool
 	drainBy      model.Time // the quiescence phase ends here, drained or not
+	nextSample   model.Time // the next tick boundary at which to sample the queue depth
 	drained      bool
 	done         bool
 	stopped      bool // ended early at a safety violation
@@ -177,7 +179,8 @@ func (r *run) start() {
 	r.lastArrival = r.docs[len(r.docs)-1].Arrival
 	r.wakeRelay(0)
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
-	r.sched.At(scheduler.Time(tick), scheduler.Event{Kind: evTick})
+	r.at(r.lastArrival+faultWindow, evQuiesce, 0, 0)
+	r.nextSample = tick
 }
 
 // now is the current virtual time in model units.
@@ -190,6 +193,9 @@ func (r *run) at(t model.Time, kind int32, actor int32, arg int64) {
 
 // Handle dispatches one scheduler event to its actor.
 func (r *run) Handle(ev scheduler.Event) {
+	if model.Time(ev.At) >= r.nextSample {
+		r.sampleUntil(model.Time(ev.At))
+	}
 	switch ev.Kind {
 	case evWorker:
 		r.workerWake(&r.workers[ev.Actor], ev.Arg)
@@ -218,6 +224,8 @@ func (r *run) Handle(ev scheduler.Event) {
 		r.operatorRound()
 	case evTick:
 		r.tick()
+	case evQuiesce:
+		r.endFaults()
 	case evReady:
 		r.readyFired(ev.Arg)
 	}
@@ -245,14 +253,31 @@ func (r *run) simEvent(kind model.EventKind, actor model.Actor) *model.Event {
 
 func (r *run) emit(e *model.Event) { r.rec.Record(e) }
 
-// tick samples the queue depth and moves the run through its phases.
-func (r *run) tick() {
-	r.metrics.sampleDepth(r.sys.Live())
-	now := r.now()
-	if !r.quiescent && r.arrivalsLeft == 0 && now >= r.lastArrival+faultWindow {
-		r.quiesce()
+// sampleUntil records the queue depth at every tick boundary up to at: the
+// depth cannot have changed since the last event, so no tick event is
+// needed to take the samples (half of all events, when there was one).
+func (r *run) sampleUntil(at model.Time) {
+	live := r.sys.Live()
+	for ; r.nextSample <= at; r.nextSample += tick {
+		r.metrics.sampleDepth(live)
 	}
-	if r.quiescent && r.settled() {
+}
+
+// endFaults ends the fault phase once every document has been accepted
+// (a client may still be retrying), and starts checking for the drain.
+func (r *run) endFaults() {
+	if r.arrivalsLeft > 0 {
+		r.at(r.now()+tick, evQuiesce, 0, 0)
+		return
+	}
+	r.quiesce()
+	r.tick()
+}
+
+// tick checks, during quiescence, whether the system has drained.
+func (r *run) tick() {
+	now := r.now()
+	if r.settled() {
 		r.drained, r.done = true, true
 		r.metrics.m.Drained = now
 		e := r.simEvent(model.EvPhase, model.Actor{Role: model.RoleSim})
@@ -282,6 +307,7 @@ func (r *run) settled() bool {
 }
 
 func (r *run) result() *Result {
+	r.sampleUntil(r.now())
 	r.suite.Drained(r.drained)
 	res := &Result{
 		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Steps: r.sched.Steps(), Hash: r.rec.hash,

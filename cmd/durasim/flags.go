@@ -28,6 +28,7 @@ type simFlags struct {
 	only        string
 	resubmit    string
 	ordered     bool
+	probeStatus bool
 	lease       time.Duration
 	heartbeat   time.Duration
 	maxAttempts int
@@ -48,6 +49,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to")
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
+	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), "heartbeat interval (shorter than the lease)")
@@ -95,6 +97,7 @@ func (f *simFlags) config() (sim.Config, error) {
 		return c, err
 	}
 	c.Model.Ordered = f.ordered
+	c.ProbeStatus = f.probeStatus
 	c.Model.Retry.Strategy = strategy
 	if c.Plan, err = f.readPlan(); err != nil {
 		return c, err
