@@ -62,6 +62,7 @@ const (
 	clientRetry   = 1500 * model.Millisecond
 	visibility    = 2000 * model.Millisecond // broker redelivers an unacked message
 	faultWindow   = 60_000 * model.Millisecond
+	drainCheck    = 1000 * model.Millisecond // how often quiescence checks for the drain
 )
 
 // run is the state of one simulation.
@@ -285,7 +286,7 @@ func (r *run) tick() {
 		r.emit(e)
 		return
 	}
-	r.at(now+tick, evTick, 0, 0)
+	r.at(now+drainCheck, evTick, 0, 0)
 }
 
 // quiesce stops every fault: the liveness phase begins.

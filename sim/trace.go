@@ -10,13 +10,39 @@ import (
 	"github.com/durasim/durasim/scheduler"
 )
 
+// TraceHasher numbers events, formats their trace lines and hashes them,
+// exactly as Run does: another runner of the same model (the goroutine
+// runners of `durasim bench`) gets comparable traces and hashes from it.
+type TraceHasher struct {
+	seq  uint64
+	hash uint64
+	line []byte
+}
+
+// NewTraceHasher returns a hasher of an empty trace.
+func NewTraceHasher() *TraceHasher {
+	return &TraceHasher{hash: hashSeed, line: make([]byte, 0, 256)}
+}
+
+// Add numbers e (it sets e.Seq), formats its line and folds it into the
+// hash. The line is valid until the next Add.
+func (t *TraceHasher) Add(e *model.Event) []byte {
+	t.seq++
+	e.Seq = t.seq
+	t.line = appendLine(t.line[:0], e)
+	t.hash = hashLine(t.hash, t.line)
+	return t.line
+}
+
+// Sum is the trace hash so far; Events how many events were added.
+func (t *TraceHasher) Sum() uint64    { return t.hash }
+func (t *TraceHasher) Events() uint64 { return t.seq }
+
 // recorder is the run's model.Recorder: it numbers every event, hashes its
 // trace line as it is produced, keeps the text only when asked, feeds the
 // invariant suite and the metrics.
 type recorder struct {
-	seq     uint64
-	hash    uint64
-	line    []byte
+	TraceHasher
 	keep    bool
 	trace   []string
 	history []model.Event // kept with the trace, for counterexamples
@@ -29,7 +55,7 @@ type recorder struct {
 const hashSeed = 14695981039346656037
 
 func newRecorder(keep bool, suite *invariants.Suite, m *metricsRecorder) *recorder {
-	return &recorder{hash: hashSeed, keep: keep, suite: suite, metrics: m, line: make([]byte, 0, 256)}
+	return &recorder{TraceHasher: *NewTraceHasher(), keep: keep, suite: suite, metrics: m}
 }
 
 // hashLine folds one trace line into the running hash: the line's bytes as
@@ -53,12 +79,9 @@ func hashLine(h uint64, line []byte) uint64 {
 
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
-	r.seq++
-	e.Seq = r.seq
-	r.line = appendLine(r.line[:0], e)
-	r.hash = hashLine(r.hash, r.line)
+	line := r.Add(e)
 	if r.keep {
-		r.trace = append(r.trace, string(r.line))
+		r.trace = append(r.trace, string(line))
 		r.history = append(r.history, *e)
 	}
 	r.suite.Record(e)

@@ -22,7 +22,7 @@ import (
 // heartbeat check, work with heartbeats, commit, checkpoint or ack), without
 // faults: reproducing the swarm's fault injection here would be rebuilding
 // durasim. Every event goes through the same per-event work as in sim:
-// the trace line is formatted and FNV-hashed and the invariant suite
+// the trace line is formatted and hashed (sim.TraceHasher) and the invariant suite
 // records it.
 
 // pacer is how actor goroutines wait.
@@ -104,7 +104,7 @@ func (g *goRun) result() goResult {
 	defer g.mu.Unlock()
 	g.rec.suite.Drained(g.finished)
 	v := g.rec.suite.Finish(invariants.FinalOf(g.sys))
-	return goResult{events: g.rec.seq, hash: g.rec.hash, violations: v}
+	return goResult{events: g.rec.Events(), hash: g.rec.Sum(), violations: v}
 }
 
 func (g *goRun) now() model.Time { return g.sys.Now() }

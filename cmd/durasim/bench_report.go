@@ -51,7 +51,7 @@ func (rep *benchReport) fill(seeds, mockSeeds int) {
 	}
 	rep.Notes = []string{
 		"bare_loop ran as many events as durasim counted, on a 96-event heap (about the largest a standard run reaches) with a trivial handler",
-		"synctest and clock_mock drive the same model (correct design) and the same documents with one goroutine per worker plus client, relay and consumer goroutines around one mutex; every event is formatted, FNV-hashed and recorded by the invariant suite as in sim; they inject no faults (durasim's swarm does), so their events per seed differ",
+		"synctest and clock_mock drive the same model (correct design) and the same documents with one goroutine per worker plus client, relay and consumer goroutines around one mutex; every event is formatted and hashed (sim.TraceHasher) and recorded by the invariant suite as in sim; they inject no faults (durasim's swarm does), so their events per seed differ",
 		fmt.Sprintf("clock_mock ran %d of the %d seeds (each Mock.Set and each timer it fires sleeps 1ms of real time); events/s is the rate over that slice (a rate: nothing to scale), and a whole sweep of the %d seeds would take about %d times as long", mockSeeds, seeds, seeds, (seeds+mockSeeds-1)/mockSeeds),
 		"deterministic: the trace hash of seed 1 was the same on two runs in this process",
 	}
