@@ -35,6 +35,7 @@ func Seeds(t testing.TB, n int) []uint64 {
 		if err != nil {
 			t.Fatalf("-sim.seed=%q: want an unsigned 64-bit integer", *flagSeed)
 		}
+		t.Logf("sim: replaying seed %d (-sim.seed)", s)
 		return []uint64{s}
 	}
 	if *flagSeeds > 0 {
