@@ -50,9 +50,10 @@ func indent(text, prefix string) string {
 
 // Timeline is the critical path of a violation in a run kept with its
 // trace: the events of the job it concerns, the events it names, and every
-// crash, pause and injected fault.
+// crash, pause and injected fault, up to the last event that proves it.
 func Timeline(res *Result, invariant string) []string {
 	jobs, named := map[model.JobID]bool{}, map[uint64]bool{}
+	var last uint64
 	for _, v := range res.Violations {
 		if v.Invariant != invariant {
 			continue
@@ -62,11 +63,15 @@ func Timeline(res *Result, invariant string) []string {
 		}
 		for _, seq := range v.Events {
 			named[seq] = true
+			last = max(last, seq)
 		}
 	}
 	var out []string
 	for i := range res.History {
 		e := &res.History[i]
+		if last > 0 && e.Seq > last {
+			break
+		}
 		if onPath(e, jobs, named) {
 			out = append(out, res.Trace[i])
 		}
