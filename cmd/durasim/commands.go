@@ -64,15 +64,7 @@ func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	f := newSimFlags("replay", stderr)
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
-	seed, err := f.requireSeed()
+	cfg, seed, err := oneSeed("replay", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -95,15 +87,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdShrink(args []string, stdout, stderr io.Writer) error {
-	f := newSimFlags("shrink", stderr)
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
-	seed, err := f.requireSeed()
+	cfg, seed, err := oneSeed("shrink", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -131,4 +115,18 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-22s %s\n", s.Name, s.Title.En)
 	}
 	return nil
+}
+
+// oneSeed parses the flags of a single-seed command (replay, shrink).
+func oneSeed(name string, args []string, stderr io.Writer) (sim.Config, uint64, error) {
+	f := newSimFlags(name, stderr)
+	if err := f.parse(args); err != nil {
+		return sim.Config{}, 0, err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return cfg, 0, err
+	}
+	seed, err := f.requireSeed()
+	return cfg, seed, err
 }

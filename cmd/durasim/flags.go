@@ -64,17 +64,22 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 func (f *simFlags) withSeeds() { f.fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive)") }
 
 // parse parses args; a parse error is a usage error (status 2).
-func (f *simFlags) parse(args []string) error {
-	if err := f.fs.Parse(args); err != nil {
+func (f *simFlags) parse(args []string) error { return parseFlags(f.fs, args, f.stderr) }
+
+// parseFlags parses a command's flags: -h prints them and exits 0; a bad
+// flag or a stray argument is a one-line usage error (status 2).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			f.fs.SetOutput(f.stderr)
-			f.fs.PrintDefaults()
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
 			return &exitError{code: 0, err: errors.New("")}
 		}
 		return usageErr("%v", err)
 	}
-	if f.fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", f.fs.Arg(0))
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

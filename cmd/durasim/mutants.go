@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -74,16 +73,8 @@ func cmdMutants(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	exhaustive := fs.Bool("exhaustive", false, "list, per variant, the boundaries whose single faults expose it (small workload)")
 	which := fs.String("variants", "", "comma-separated subset of variants (default: all)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-			return nil
-		}
-		return usageErr("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
 	}
 	names, err := variantList(*which)
 	if err != nil {

@@ -24,16 +24,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "reports/out", "directory to write the reports to")
 	lang := fs.String("lang", "", "only this language (pt-BR or en; default both)")
 	name := fs.String("scenario", "", "only this scenario (default all)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-			return nil
-		}
-		return usageErr("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
 	}
 	langs := reports.Langs()
 	if *lang != "" {
