@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strconv"
 
@@ -24,13 +23,17 @@ func NewTraceHasher() *TraceHasher {
 	return &TraceHasher{hash: hashSeed, line: make([]byte, 0, 256)}
 }
 
-// Add numbers e (it sets e.Seq), formats its line and folds it into the
-// hash. The line is valid until the next Add.
-func (t *TraceHasher) Add(e *model.Event) []byte {
+// Add numbers e (it sets e.Seq) and folds it into the hash.
+func (t *TraceHasher) Add(e *model.Event) {
 	t.seq++
 	e.Seq = t.seq
+	t.hash = hashEvent(t.hash, e)
+}
+
+// Line formats the event just added as its trace line; the line is valid
+// until the next call. Only runs that keep their trace pay for it.
+func (t *TraceHasher) Line(e *model.Event) []byte {
 	t.line = appendLine(t.line[:0], e)
-	t.hash = hashLine(t.hash, t.line)
 	return t.line
 }
 
@@ -58,30 +61,57 @@ func newRecorder(keep bool, suite *invariants.Suite, m *metricsRecorder) *record
 	return &recorder{TraceHasher: *NewTraceHasher(), keep: keep, suite: suite, metrics: m}
 }
 
-// hashLine folds one trace line into the running hash: the line's bytes as
-// little-endian 64-bit words (the last one zero-padded), then its length,
-// each mixed by a rotation and a multiplication by 2^64/φ. Eight bytes per
-// step instead of one; the same value on every architecture.
-func hashLine(h uint64, line []byte) uint64 {
-	const mul = 0x9e3779b97f4a7c15
-	b := line
-	for len(b) >= 8 {
-		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(b), 27) * mul
-		b = b[8:]
+// hashEvent folds one event into the running hash: every field that its
+// trace line shows, in a fixed order and encoding, so two traces hash alike
+// exactly when their lines are alike — without formatting the line. Small
+// fields are packed into words; strings go word by word (hashString).
+func hashEvent(h uint64, e *model.Event) uint64 {
+	h = mix(h, uint64(e.At))
+	h = mix(h, uint64(e.Kind)|uint64(e.Actor.Role)<<8|uint64(e.Stage)<<16|uint64(e.Code)<<24|
+		uint64(e.Boundary)<<32|flag(e.HasStage)<<40|flag(e.OK)<<41)
+	h = mix(h, uint64(uint32(e.Actor.ID))|uint64(uint32(e.Actor.Incarnation))<<32)
+	h = mix(h, uint64(e.Job))
+	h = mix(h, uint64(e.Other))
+	h = mix(h, e.Fence)
+	h = mix(h, uint64(uint32(e.Attempt)))
+	h = mix(h, uint64(e.EventID))
+	h = mix(h, uint64(e.N))
+	h = mix(h, uint64(e.N2))
+	h = hashString(h, e.Tenant)
+	h = hashString(h, e.Key)
+	return hashString(h, e.Text)
+}
+
+func flag(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mix folds one word into the hash.
+func mix(h, w uint64) uint64 { return bits.RotateLeft64(h^w, 27) * 0x9e3779b97f4a7c15 }
+
+// hashString folds a string, word by word, then its length.
+func hashString(h uint64, s string) uint64 {
+	for len(s) >= 8 {
+		h = mix(h, uint64(s[0])|uint64(s[1])<<8|uint64(s[2])<<16|uint64(s[3])<<24|
+			uint64(s[4])<<32|uint64(s[5])<<40|uint64(s[6])<<48|uint64(s[7])<<56)
+		s = s[8:]
 	}
 	var tail uint64
-	for i, c := range b {
-		tail |= uint64(c) << (8 * i)
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
 	}
-	h = bits.RotateLeft64(h^tail, 27) * mul
-	return bits.RotateLeft64(h^uint64(len(line)), 31) * mul
+	return mix(mix(h, tail), uint64(len(s)))
 }
+
 
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
-	line := r.Add(e)
+	r.Add(e)
 	if r.keep {
-		r.trace = append(r.trace, string(line))
+		r.trace = append(r.trace, string(r.Line(e)))
 		r.history = append(r.history, *e)
 	}
 	r.suite.Record(e)

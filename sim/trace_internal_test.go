@@ -1,25 +1,51 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/durasim/durasim/model"
+)
 
 // The trace hash is part of the replay contract: pin it, so a change to it
-// is a deliberate one (and GOARCH=386 computes the same values).
-func TestHashLinePinned(t *testing.T) {
+// is a deliberate one (and GOARCH=386 computes the same value).
+func TestHashEventPinned(t *testing.T) {
 	h := uint64(hashSeed)
-	for _, line := range []string{"", "t=0ms #1 enqueue api j1 tenant=acme key=acme:d1:v1 ok", "1234567"} {
-		h = hashLine(h, []byte(line))
+	for _, e := range []model.Event{
+		{At: 0, Kind: model.EvEnqueue, Actor: model.Actor{Role: model.RoleAPI}, Job: 1, Tenant: "acme", Key: "acme:d1:v1", N: 900_000_000_000, N2: 1, OK: true},
+		{At: 3_000_000, Kind: model.EvLease, Actor: model.Actor{Role: model.RoleWorker, ID: 2, Incarnation: 1}, Job: 1, Fence: 7, Attempt: 2, OK: true},
+		{At: 4_000_000, Kind: model.EvPhase, Text: "quiesce", OK: true},
+	} {
+		h = hashEvent(h, &e)
 	}
-	if h != 0x936caf606cc553ba {
+	if h != 0x546ef44dae0c9f27 {
 		t.Fatalf("hash = %#x", h)
 	}
 }
 
-// Lines that differ only in their split, or by one byte, hash differently.
-func TestHashLineSeparatesLines(t *testing.T) {
-	one := hashLine(hashSeed, []byte("abcdefgh12345678"))
-	two := hashLine(hashLine(hashSeed, []byte("abcdefgh")), []byte("12345678"))
-	other := hashLine(hashSeed, []byte("abcdefgh12345679"))
-	if one == two || one == other {
-		t.Fatalf("collisions: %#x %#x %#x", one, two, other)
+// Every field a trace line shows changes the hash.
+func TestHashEventSeesEveryField(t *testing.T) {
+	base := model.Event{At: 1, Kind: model.EvCommit, Actor: model.Actor{Role: model.RoleWorker, ID: 1, Incarnation: 1},
+		Job: 2, Other: 3, Tenant: "acme", Key: "acme:d:v1", Stage: model.StageExtract, HasStage: true, Fence: 4,
+		Attempt: 5, EventID: 6, Code: model.CodeDeduped, OK: true, N: 7, N2: 8, Boundary: model.AfterLease, Text: "x"}
+	changes := map[string]func(e *model.Event){
+		"at": func(e *model.Event) { e.At++ }, "kind": func(e *model.Event) { e.Kind++ },
+		"role": func(e *model.Event) { e.Actor.Role++ }, "id": func(e *model.Event) { e.Actor.ID++ },
+		"incarnation": func(e *model.Event) { e.Actor.Incarnation++ }, "job": func(e *model.Event) { e.Job++ },
+		"other": func(e *model.Event) { e.Other++ }, "tenant": func(e *model.Event) { e.Tenant += "x" },
+		"key": func(e *model.Event) { e.Key += "x" }, "stage": func(e *model.Event) { e.Stage++ },
+		"hasStage": func(e *model.Event) { e.HasStage = false }, "fence": func(e *model.Event) { e.Fence++ },
+		"attempt": func(e *model.Event) { e.Attempt++ }, "event": func(e *model.Event) { e.EventID++ },
+		"code": func(e *model.Event) { e.Code++ }, "ok": func(e *model.Event) { e.OK = false },
+		"n": func(e *model.Event) { e.N++ }, "n2": func(e *model.Event) { e.N2++ },
+		"boundary": func(e *model.Event) { e.Boundary++ }, "text": func(e *model.Event) { e.Text = "y" },
+		"key/tenant split": func(e *model.Event) { e.Tenant, e.Key = "acme:", "d:v1" },
+	}
+	want := hashEvent(hashSeed, &base)
+	for name, change := range changes {
+		e := base
+		change(&e)
+		if hashEvent(hashSeed, &e) == want {
+			t.Errorf("changing %s does not change the hash", name)
+		}
 	}
 }
