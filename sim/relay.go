@@ -86,7 +86,10 @@ func (r *run) crashRelay(b model.Boundary) {
 	r.at(r.now()+r.restartDelay(), evRelayRestart, 0, 0)
 }
 
-// relayIdle prunes the outbox now and then and parks until a commit.
+// relayIdle applies the outbox retention (at most once per retention
+// period) and parks the relay until a commit kicks it. It leaves no timer
+// behind: a parked relay with a far-future wake would leave one dead event
+// in the heap per commit that kicked it.
 func (r *run) relayIdle() {
 	now := r.now()
 	if now-r.relay.lastPrune >= r.cfg.Model.Retention {
@@ -94,7 +97,7 @@ func (r *run) relayIdle() {
 		r.sys.PruneOutbox(r.relayActorID())
 	}
 	r.relay.parked = true
-	r.wakeRelay(now + r.cfg.Model.Retention) // a commit kicks it sooner
+	r.relay.token++ // no pending wake
 }
 
 func (r *run) restartRelay() {

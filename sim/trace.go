@@ -106,7 +106,6 @@ func hashString(h uint64, s string) uint64 {
 	return mix(mix(h, tail), uint64(len(s)))
 }
 
-
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
 	r.Add(e)
