@@ -39,6 +39,9 @@ func (c Config) Flags() []string {
 	if c.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		add("backoff", c.Model.Retry.Strategy.String())
 	}
+	if c.ArrivalGap != d.ArrivalGap {
+		add("arrival-gap", time.Duration(c.ArrivalGap).String())
+	}
 	if c.Model.Ordered {
 		out = append(out, "-ordered")
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
@@ -103,8 +104,14 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("plan: %v names doc %d but there are %d docs", f, f.Doc, c.Docs))
 		}
 	}
-	if c.ArrivalGap < 0 || c.DrainLimit <= 0 || c.MaxFaults < 0 {
-		errs = append(errs, errors.New("arrival gap and max faults must be >= 0, drain limit > 0"))
+	if c.ArrivalGap < 0 {
+		errs = append(errs, fmt.Errorf("arrival gap must be >= 0 (got %s)", time.Duration(c.ArrivalGap)))
+	}
+	if c.DrainLimit <= 0 {
+		errs = append(errs, fmt.Errorf("drain limit must be positive (got %s)", time.Duration(c.DrainLimit)))
+	}
+	if c.MaxFaults < 0 {
+		errs = append(errs, fmt.Errorf("max faults must be >= 0 (got %d)", c.MaxFaults))
 	}
 	return errors.Join(errs...)
 }

@@ -27,6 +27,8 @@ type Result struct {
 	Crossings    []int32
 	Drained      bool
 	End          model.Time
+	DLQ          []model.Envelope   // the dead-letter queue at the end of the run
+	Audit        []model.AuditEntry // the operators' audit log at the end of the run
 }
 
 // Failed reports whether any invariant was violated.
@@ -315,6 +317,7 @@ func (r *run) result() *Result {
 		Trace: r.rec.trace, History: r.rec.history,
 		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
 		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, End: r.now(),
+		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
 	res.Crossings = r.crossings
 	if r.swarm != nil {

@@ -29,6 +29,7 @@ type simFlags struct {
 	resubmit    string
 	ordered     bool
 	probeStatus bool
+	arrivalGap  time.Duration
 	lease       time.Duration
 	heartbeat   time.Duration
 	maxAttempts int
@@ -49,6 +50,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to")
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
+	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
 	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
@@ -103,6 +105,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	c.Model.Ordered = f.ordered
 	c.ProbeStatus = f.probeStatus
+	c.ArrivalGap = model.Time(f.arrivalGap)
 	c.Model.Retry.Strategy = strategy
 	if c.Plan, err = f.readPlan(); err != nil {
 		return c, err

@@ -1,9 +1,3 @@
-// Command durasim runs deterministic simulations of durable job pipelines:
-// swarm sweeps over seeds, byte-for-byte replays, shrinking of failures and
-// the course scenarios.
-//
-// Exit status: 0 when no invariant is violated, 1 when one is, 2 for bad
-// usage or input.
 package main
 
 import (

@@ -1,0 +1,23 @@
+// Command durasim runs deterministic simulations of durable job pipelines.
+//
+// # Commands
+//
+//	run        one seed or a range (-seeds A:B, -parallel N, -json, -shard i/n),
+//	           -check-determinism, -exhaustive, or -scenario NAME|all
+//	replay     the trace of one seed, ending with "hash <hex>"
+//	shrink     a failing seed reduced to a minimal counterexample
+//	mutants    every naive variant: caught, by which invariant, seeds and time
+//	           to the first catch, shrunk size (-trials, -json, -exhaustive)
+//	scenarios  the course scenarios
+//	report     the scenario reports, pt-BR and en (-out, -lang, -scenario)
+//	bench      events/s of durasim against a bare event loop, a
+//	           testing/synctest bubble and clock.Mock (-json)
+//
+// # Exit status
+//
+// 0 when no invariant is violated, 1 when one is (or a scenario's check does
+// not hold), 2 for bad usage or input, with a one-line error.
+//
+// This is the only package with goroutines (parallel seeds, the benchmark's
+// goroutine runners); every simulation itself is single-threaded.
+package main
