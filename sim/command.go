@@ -48,6 +48,9 @@ func (c Config) Flags() []string {
 	if c.ProbeStatus {
 		out = append(out, "-probe-status")
 	}
+	if c.TryCancelled {
+		out = append(out, "-try-cancelled")
+	}
 	if len(c.Resubmit) > 0 {
 		add("resubmit", joinInts(c.Resubmit))
 	}

@@ -28,7 +28,11 @@ type Config struct {
 	// does, at a drawn moment): a scenario about the status endpoint then
 	// does not depend on the seed.
 	ProbeStatus bool
-	Model       model.Config
+	// TryCancelled makes the operator try, every round, to redrive and
+	// reprocess a cancelled job — what it must never be able to do (by
+	// default it tries now and then, as the seed draws it).
+	TryCancelled bool
+	Model        model.Config
 
 	// Faults: an explicit plan always applies; Swarm adds the seed's random
 	// faults on top (off when replaying a realized or shrunk plan).

@@ -28,7 +28,7 @@ func (r *run) operatorRound() {
 		r.operator.tried[id] = true
 		r.decide(id)
 	}
-	if r.ops.Chance(50_000) {
+	if r.cfg.TryCancelled || r.ops.Chance(50_000) {
 		r.tryCancelled()
 	}
 	r.at(r.now()+operatorEvery, evOperator, 0, 0)

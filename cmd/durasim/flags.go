@@ -29,6 +29,7 @@ type simFlags struct {
 	resubmit    string
 	ordered     bool
 	probeStatus bool
+	tryCanceled bool
 	arrivalGap  time.Duration
 	lease       time.Duration
 	heartbeat   time.Duration
@@ -51,6 +52,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
 	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
+	f.fs.BoolVar(&f.tryCanceled, "try-cancelled", false, "the operator tries every round to bring back a cancelled job (it must be refused)")
 	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
@@ -105,6 +107,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	c.Model.Ordered = f.ordered
 	c.ProbeStatus = f.probeStatus
+	c.TryCancelled = f.tryCanceled
 	c.ArrivalGap = model.Time(f.arrivalGap)
 	c.Model.Retry.Strategy = strategy
 	if c.Plan, err = f.readPlan(); err != nil {
