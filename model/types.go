@@ -163,13 +163,3 @@ func (c Code) String() string {
 	}
 	return "code(" + strconv.Itoa(int(c)) + ")"
 }
-
-// ParseCode maps a code's text back to the code.
-func ParseCode(s string) (Code, bool) {
-	for c := CodeNone + 1; c < codeCount; c++ {
-		if codeNames[c] == s {
-			return c, true
-		}
-	}
-	return CodeNone, false
-}

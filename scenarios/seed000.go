@@ -275,7 +275,7 @@ func deadlineCancel() Scenario {
 			Quote:   "Cancelamento é um terceiro balde, separado da DLQ. Um job cujo deadlineAt já passou é cancelado no momento em que alguém tenta pegá-lo (leaseNext), e cancelamento não entra no mapa de DLQ - não existe caminho de reprocessFromDlq para um job cancelado.",
 		}},
 		Seed:   4,
-		Config: tryingCancelled(base(2, 1, 1, "pause after_lease nth=1 worker=* for=20s; deadline doc=2 within=5s")),
+		Config: with(base(2, 1, 1, "pause after_lease nth=1 worker=* for=20s; deadline doc=2 within=5s"), func(c *sim.Config) { c.TryCancelled = true }),
 		Charts: []Chart{ChartDepth},
 		Arms: []Arm{
 			{Variant: "correct", Says: correctSays, Checks: []Check{
@@ -379,15 +379,5 @@ func syntheticMetrics() Scenario {
 						"4 workers", totalQueueWait, false, 2, 1),
 				}},
 		},
-	}
-}
-
-// tryingCancelled makes the operator try to revive a cancelled job every
-// round, so the scenario does not depend on the seed's draws.
-func tryingCancelled(cfg func() sim.Config) func() sim.Config {
-	return func() sim.Config {
-		c := cfg()
-		c.TryCancelled = true
-		return c
 	}
 }

@@ -33,7 +33,7 @@ func asyncRequestReply() Scenario {
 			Quote:   "Um fluxo assíncrono pode retornar 202 com jobId e um endpoint de status, mas esse retorno só deve ocorrer após a aceitação durável conforme o contrato.",
 		}},
 		Seed:   1,
-		Config: probing(base(6, 2, 2, "crash after_accept_before_enqueue nth=2")),
+		Config: with(base(6, 2, 2, "crash after_accept_before_enqueue nth=2"), func(c *sim.Config) { c.ProbeStatus = true }),
 		Charts: []Chart{ChartDepth},
 		Arms: []Arm{
 			{Variant: "correct", Says: correctSays, Checks: []Check{
@@ -109,14 +109,4 @@ func sqliteLab() Scenario {
 func ticketsOf(id model.JobID, want int64) Check {
 	return events(Text{PtBR: "j1 tem um ticket (um efeito de revisão)", En: "j1 has one ticket (one review effect)"},
 		match{kind: model.EvApply, ok: 1, job: id, stage: model.StageReview, hasStage: true}, want, want)
-}
-
-// probing makes every client query the status endpoint, so the scenario
-// does not depend on which clients the seed picks.
-func probing(cfg func() sim.Config) func() sim.Config {
-	return func() sim.Config {
-		c := cfg()
-		c.ProbeStatus = true
-		return c
-	}
 }

@@ -127,6 +127,3 @@ func appendLine(b []byte, e *model.Event) []byte {
 	b = append(b, ' ')
 	return e.AppendText(b)
 }
-
-// TraceLine formats one event as it appears in a trace.
-func TraceLine(e *model.Event) string { return string(appendLine(nil, e)) }
