@@ -35,3 +35,25 @@ func TestSchedulerEventDoesNotAllocate(t *testing.T) {
 		t.Fatalf("push+pop of one event allocates %.2f times, want 0", allocs)
 	}
 }
+
+// jitterRescheduler reschedules every event a random delay later, as the
+// bare loop of `durasim bench` does, on a heap of the size a standard run
+// keeps: the same work as that floor, through the real scheduler.
+type jitterRescheduler struct {
+	s *Scheduler
+	r *Stream
+}
+
+func (h *jitterRescheduler) Handle(ev Event) { h.s.After(1+Time(h.r.Uint64N(1_000_000)), ev) }
+
+func BenchmarkSchedulerEventJitter96(b *testing.B) {
+	h := &jitterRescheduler{r: NewStream(2)}
+	h.s = New(NewStream(1), h)
+	for i := range 96 {
+		h.s.At(Time(i), Event{Actor: int32(i)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.s.Step()
+	}
+}

@@ -25,19 +25,23 @@ func (e *Event) less(o *Event) bool {
 	return e.seq < o.seq
 }
 
-// eventHeap is a typed binary min-heap of events stored by value: no
+// eventHeap is a typed 4-ary min-heap of events stored by value: no
 // interfaces, no per-event allocation once its backing array has grown.
+// Four children per node halve the depth of a binary heap: a pop moves
+// half as many 40-byte events, and a node's children share a cache line
+// or two. The order is total (time, tie, seq), so the arity cannot change
+// which event comes out.
 type eventHeap struct{ items []Event }
 
 func (h *eventHeap) Len() int { return len(h.items) }
 
 // push and pop move a hole instead of swapping: each level of the heap
-// copies one 40-byte event rather than two.
+// copies one event rather than two.
 func (h *eventHeap) push(e Event) {
 	h.items = append(h.items, e)
 	i := len(h.items) - 1
 	for i > 0 {
-		parent := (i - 1) / 2
+		parent := (i - 1) / 4
 		if !e.less(&h.items[parent]) {
 			break
 		}
@@ -60,21 +64,25 @@ func (h *eventHeap) pop() Event {
 
 // siftDown places e, starting from the root's hole.
 func (h *eventHeap) siftDown(e Event) {
-	n, i := len(h.items), 0
+	items := h.items
+	n, i := len(items), 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		first := 4*i + 1
+		if first >= n {
 			break
 		}
-		small := l
-		if r := l + 1; r < n && h.items[r].less(&h.items[l]) {
-			small = r
+		small := first
+		end := min(first+4, n)
+		for c := first + 1; c < end; c++ {
+			if items[c].less(&items[small]) {
+				small = c
+			}
 		}
-		if !h.items[small].less(&e) {
+		if !items[small].less(&e) {
 			break
 		}
-		h.items[i] = h.items[small]
+		items[i] = items[small]
 		i = small
 	}
-	h.items[i] = e
+	items[i] = e
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,6 +28,25 @@ type benchRunner struct {
 	SeedsPerSec   float64  `json:"seeds_per_sec"`
 	Hashes        []string `json:"hashes_of_seed_1"` // two runs of seed 1
 	Deterministic bool     `json:"deterministic"`
+	// RoundRates is events/s in every round; the runner's figures are
+	// those of its median round.
+	RoundRates []float64 `json:"round_events_per_sec,omitempty"`
+}
+
+// medianRound keeps the round with the median events/s and records every
+// round's rate: one slow round (another process on a shared core, a GC
+// at the wrong moment) then moves no figure, and every runner gets the
+// same treatment. A runner is deterministic only if it was in every round.
+func medianRound(rounds []*benchRunner) *benchRunner {
+	sorted := slices.Clone(rounds)
+	slices.SortFunc(sorted, func(a, b *benchRunner) int { return cmp.Compare(a.EventsPerSec, b.EventsPerSec) })
+	m := *sorted[len(sorted)/2]
+	m.RoundRates = nil
+	for _, r := range rounds {
+		m.RoundRates = append(m.RoundRates, r.EventsPerSec)
+		m.Deterministic = m.Deterministic && r.Deterministic
+	}
+	return &m
 }
 
 // benchTimer measures the timed part of a runner: wall and CPU time.
@@ -92,15 +113,16 @@ func benchCommand(args []string, stdout, stderr io.Writer, wt withT) error {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	seeds := fs.Int("seeds", 500, "seeds 1..N of the standard workload for durasim and synctest")
+	rounds := fs.Int("rounds", 5, "rounds of bare loop, durasim and synctest, interleaved; each runner reports its median round")
 	mockSeeds := fs.Int("mock-seeds", 1, "seeds 1..M for the clock.Mock runner (it sleeps 1ms of real time per Set and per timer)")
 	f := &simFlags{fs: fs, stderr: stderr}
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if *seeds < 1 || *mockSeeds < 1 {
-		return usageErr("-seeds and -mock-seeds must be at least 1")
+	if *seeds < 1 || *mockSeeds < 1 || *rounds < 1 {
+		return usageErr("-seeds, -mock-seeds and -rounds must be at least 1")
 	}
-	rep, err := runBench(sim.DefaultConfig(), *seeds, *mockSeeds, wt)
+	rep, err := runBench(sim.DefaultConfig(), *seeds, *mockSeeds, *rounds, wt)
 	if err != nil {
 		return err
 	}
@@ -112,7 +134,7 @@ func benchCommand(args []string, stdout, stderr io.Writer, wt withT) error {
 	return nil
 }
 
-func runBench(cfg sim.Config, seeds, mockSeeds int, wt withT) (*benchReport, error) {
+func runBench(cfg sim.Config, seeds, mockSeeds, rounds int, wt withT) (*benchReport, error) {
 	rep := &benchReport{
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Workload: fmt.Sprintf("sim.DefaultConfig(): %d workers, %d docs, %d tenants, design %s, swarm faults on; seeds 1..%d",
@@ -120,20 +142,34 @@ func runBench(cfg sim.Config, seeds, mockSeeds int, wt withT) (*benchReport, err
 		EventsCounted: "trace events (sim.Result.Events: model events plus the simulator's extract, crash, pause, fault and phase events), " +
 			"the unit every runner shares; durasim's scheduler also runs untraced events (timers, polls, drain checks), reported as scheduler_steps",
 	}
-	ds, err := benchDurasim(cfg, seeds)
-	if err != nil {
-		return nil, err
-	}
-	rep.Runners.Durasim = ds
 	quiet := cfg
 	quiet.Swarm = false
-	if rep.DurasimNoFaults, err = benchDurasim(quiet, seeds); err != nil {
-		return nil, err
+	// Rounds interleave the runners, so a slow spell of a shared machine
+	// falls on all of them alike; the first round also warms caches and
+	// grows the heap for the rounds after it.
+	var floor, ds, dsQuiet, st []*benchRunner
+	for range rounds {
+		d, err := benchDurasim(cfg, seeds)
+		if err != nil {
+			return nil, err
+		}
+		q, err := benchDurasim(quiet, seeds)
+		if err != nil {
+			return nil, err
+		}
+		s, err := benchSynctest(cfg, seeds, wt)
+		if err != nil {
+			return nil, err
+		}
+		ds, dsQuiet, st = append(ds, d), append(dsQuiet, q), append(st, s)
+		floor = append(floor, benchFloor(d.Events))
 	}
-	rep.Runners.BareLoop = benchFloor(ds.Events)
-	if rep.Runners.Synctest, err = benchSynctest(cfg, seeds, wt); err != nil {
-		return nil, err
-	}
+	rep.Runners.Durasim = medianRound(ds)
+	rep.DurasimNoFaults = medianRound(dsQuiet)
+	rep.Runners.BareLoop = medianRound(floor)
+	rep.Runners.Synctest = medianRound(st)
+	rep.Rounds = rounds
+	var err error
 	if rep.Runners.ClockMock, rep.MockSets, err = benchMock(cfg, mockSeeds); err != nil {
 		return nil, err
 	}

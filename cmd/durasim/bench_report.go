@@ -18,6 +18,7 @@ type benchReport struct {
 	Workload        string       `json:"workload"`
 	EventsCounted   string       `json:"events_counted"`
 	GOMAXPROCS      int          `json:"gomaxprocs"`
+	Rounds          int          `json:"rounds"`          // interleaved rounds; each runner's figures are its median round
 	MockSets        int          `json:"clock_mock_sets"` // Mock.Set calls in the timed runs
 	Notes           []string     `json:"notes"`
 }
@@ -50,10 +51,11 @@ func (rep *benchReport) fill(seeds, mockSeeds int) {
 		DurasimEventsPerSecOK:  d >= 2_000_000,
 	}
 	rep.Notes = []string{
+		fmt.Sprintf("%d interleaved rounds (bare loop, durasim, synctest in each); every figure is that runner's median round, all rounds are in runners.*.round_events_per_sec", rep.Rounds),
 		"bare_loop ran as many events as durasim counted, on a 96-event heap (about the largest a standard run reaches) with a trivial handler",
 		"synctest and clock_mock drive the same model (correct design) and the same documents with one goroutine per worker plus client, relay and consumer goroutines around one mutex; every event is formatted and hashed (sim.TraceHasher) and recorded by the invariant suite as in sim; they inject no faults (durasim's swarm does), so their events per seed differ",
 		fmt.Sprintf("clock_mock ran %d of the %d seeds (each Mock.Set and each timer it fires sleeps 1ms of real time); events/s is the rate over that slice (a rate: nothing to scale), and a whole sweep of the %d seeds would take about %d times as long", mockSeeds, seeds, seeds, (seeds+mockSeeds-1)/mockSeeds),
-		"deterministic: the trace hash of seed 1 was the same on two runs in this process",
+		"deterministic: the trace hash of seed 1 was the same on two runs in this process, in every round",
 	}
 	if !run.Synctest.Deterministic {
 		rep.Notes = append(rep.Notes, "synctest: virtual time is exact, but which goroutine runs first among those woken at one instant is up to the Go scheduler, so the interleaving (hence the trace) is not replayable")
