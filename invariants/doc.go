@@ -47,7 +47,11 @@
 //
 // # Cost
 //
-// Record runs on every simulated event. Per-job state lives in slices
-// indexed by job id and outbox event id; the common events (lease,
-// heartbeat, advance, ack) do not allocate.
+// Record runs on every simulated event. Per-job state lives in a paged
+// table indexed by job id; the common events (lease, heartbeat, advance,
+// ack) do not allocate. An outbox event that was committed, published and
+// applied is retired from the per-event table (only its (key, stage) is
+// kept, as a bit of its job), so that table follows the events in flight,
+// not the length of the run. [FinalOf] reads the system in place rather
+// than copying it.
 package invariants

@@ -14,24 +14,51 @@ type Final struct {
 	Effects []model.Effect
 	DLQ     []model.Envelope
 	Audit   []model.AuditEntry
+
+	// sys, set by FinalOf, stands for Jobs, Rows and Effects: the checks
+	// read them from the system in place, since copying every job, row and
+	// effect of a large run would double its memory at the very end.
+	sys *model.System
 }
 
-// FinalOf copies the final state of s.
+// FinalOf returns the final state of s. The DLQ and the audit log are
+// copied; jobs, rows and effects are read from s by [Suite.Finish], so s
+// must not change until Finish has returned.
 func FinalOf(s *model.System) Final {
-	f := Final{
-		Jobs:    make([]model.Job, 0, s.Jobs()),
-		Rows:    make([]model.OutboxRow, 0, s.Rows()),
-		Effects: s.Effects(), // already a copy
-		DLQ:     s.DLQEntries(),
-		Audit:   slices.Clone(s.Audit()),
+	return Final{DLQ: s.DLQEntries(), Audit: slices.Clone(s.Audit()), sys: s}
+}
+
+// eachJob calls fn with the id and state of every job of the final state.
+func (f *Final) eachJob(fn func(id model.JobID, st model.State)) {
+	if f.sys != nil {
+		f.sys.EachJob(func(j *model.Job) { fn(j.ID, j.State) })
+		return
 	}
-	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
-	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
-		if r, ok := s.Row(id); ok {
-			f.Rows = append(f.Rows, r)
-		}
+	for i := range f.Jobs {
+		fn(f.Jobs[i].ID, f.Jobs[i].State)
 	}
-	return f
+}
+
+// eachRow calls fn with every outbox row of the final state, in order.
+func (f *Final) eachRow(fn func(r *model.OutboxRow)) {
+	if f.sys != nil {
+		f.sys.EachRow(fn)
+		return
+	}
+	for i := range f.Rows {
+		fn(&f.Rows[i])
+	}
+}
+
+// eachEffect calls fn with the job and stage of every applied effect.
+func (f *Final) eachEffect(fn func(job model.JobID, st model.Stage)) {
+	if f.sys != nil {
+		f.sys.EachEffect(fn)
+		return
+	}
+	for i := range f.Effects {
+		fn(f.Effects[i].Job, f.Effects[i].Stage)
+	}
 }
 
 // finalView indexes a Final, merged with the history, for the final
@@ -45,33 +72,30 @@ type finalView struct {
 }
 
 func (s *Suite) view(f Final) *finalView {
-	n := len(s.jobs)
-	for _, j := range f.Jobs {
-		n = max(n, int(j.ID)+1)
-	}
-	for _, e := range f.Effects {
-		n = max(n, int(e.Job)+1)
-	}
+	n := s.njobs
+	f.eachJob(func(id model.JobID, _ model.State) { n = max(n, int(id)+1) })
+	f.eachEffect(func(job model.JobID, _ model.Stage) { n = max(n, int(job)+1) })
 	v := &finalView{f: f, state: make([]model.State, n), known: make([]bool, n), effects: make([][model.StageDone]int32, n)}
-	for id := range s.jobs {
-		v.state[id], v.known[id] = s.jobs[id].state, s.jobs[id].enqueued
+	for id := range s.njobs {
+		j := s.at(id)
+		v.state[id], v.known[id] = j.state, j.enqueued
 	}
-	for _, j := range f.Jobs {
-		if j.ID > 0 {
-			v.state[j.ID], v.known[j.ID] = j.State, true
+	f.eachJob(func(id model.JobID, st model.State) {
+		if id > 0 {
+			v.state[id], v.known[id] = st, true
 		}
-	}
-	for _, e := range f.Effects {
-		if e.Job > 0 && e.Stage < model.StageDone {
-			v.effects[e.Job][e.Stage]++
+	})
+	f.eachEffect(func(job model.JobID, st model.Stage) {
+		if job > 0 && st < model.StageDone {
+			v.effects[job][st]++
 		}
-	}
-	for _, r := range f.Rows {
+	})
+	f.eachRow(func(r *model.OutboxRow) {
 		if r.EventID > 0 {
 			v.rows = growTo(v.rows, int(r.EventID)+1)
 			v.rows[r.EventID] = true
 		}
-	}
+	})
 	return v
 }
 

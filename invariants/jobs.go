@@ -1,10 +1,6 @@
 package invariants
 
-import (
-	"slices"
-
-	"github.com/durasim/durasim/model"
-)
+import "github.com/durasim/durasim/model"
 
 // job is what the suite knows about one job. The facts are shared; each
 // checker keeps its own part, declared in its file.
@@ -13,9 +9,14 @@ type job struct {
 	lease    leaseState // fencing
 	once     onceState  // exactly-once-effect
 	accepted uint64     // nothing-lost: the first accept naming the job
-	promised promise    // nothing-lost: the key a client was promised under this id
 	dlqSeq   uint64     // dlq-hygiene: the last DLQ write
 	work     workState  // wasted-work, and the tokens bounded-retries counts
+	// published has a bit per stage whose retired outbox event carried the
+	// job's key (nothing-lost: lostWrites).
+	published uint8
+	// promised: a client was promised this job for its document, and the
+	// promise was checked (nothing-lost; see keepPromise).
+	promised bool
 }
 
 // facts is a job's identity, from its enqueue, and its lifecycle as the
@@ -37,24 +38,68 @@ type facts struct {
 // ids are dense, so a larger jump is a bogus id, not a job.
 const maxJump = 1 << 16
 
+// jobPage is how many jobs one page of the table holds. Past the first
+// page the table grows a page at a time: a doubling slice would copy every
+// job on growth and hold up to twice their memory, which at a million jobs
+// was the largest allocation of a run. The first page doubles as a slice
+// does, so a small run pays for the jobs it has.
+const jobPage = 1 << 12
+
+// jobTable holds the jobs by id in pages; index 0 is unused.
+type jobTable struct {
+	pages [][]job
+	njobs int // ids below njobs are in the table
+}
+
+// at returns the entry of id, which must be below njobs.
+func (t *jobTable) at(id int) *job { return &t.pages[id/jobPage][id%jobPage] }
+
+// grow makes room for ids below n.
+func (t *jobTable) grow(n int) {
+	if n <= t.njobs {
+		return
+	}
+	for last := (n - 1) / jobPage; len(t.pages) <= last; {
+		if k := len(t.pages); k > 0 {
+			t.pages[k-1] = growPage(t.pages[k-1], jobPage)
+		}
+		t.pages = append(t.pages, nil)
+	}
+	k := len(t.pages) - 1
+	t.pages[k] = growPage(t.pages[k], (n-1)%jobPage+1)
+	t.njobs = n
+}
+
+// growPage returns p with length n (at most jobPage), doubling its
+// capacity below a full page.
+func growPage[T any](p []T, n int) []T {
+	if n <= len(p) {
+		return p
+	}
+	if n > cap(p) {
+		np := make([]T, len(p), min(jobPage, max(n, 2*cap(p), 64)))
+		copy(np, p)
+		p = np
+	}
+	return p[:n]
+}
+
 // job returns the entry of id, growing the table as jobs appear; nil for
 // id 0 or a bogus id.
 func (s *Suite) job(id model.JobID) *job {
-	if id <= 0 || id > model.JobID(len(s.jobs)+maxJump) {
+	if id <= 0 || id > model.JobID(s.njobs+maxJump) {
 		return nil
 	}
-	if n := int(id) + 1; n > len(s.jobs) {
-		s.jobs = slices.Grow(s.jobs, n-len(s.jobs))[:n]
-	}
-	return &s.jobs[id]
+	s.grow(int(id) + 1)
+	return s.at(int(id))
 }
 
 // known returns the entry of id without growing the table.
 func (s *Suite) known(id model.JobID) *job {
-	if id <= 0 || id >= model.JobID(len(s.jobs)) {
+	if id <= 0 || id >= model.JobID(s.njobs) {
 		return nil
 	}
-	return &s.jobs[id]
+	return s.at(int(id))
 }
 
 // enqueue records a durable enqueue: the job's identity, its key's owner
@@ -72,7 +117,7 @@ func (s *Suite) enqueue(e *model.Event, j *job) {
 	}
 	s.claimKey(e, j)
 	s.checkIdentity(e)
-	s.keepPromise(j)
+	s.keepPending(e.Job, j)
 }
 
 // advance moves the job's lifecycle past e. It runs after the checkers,

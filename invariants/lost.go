@@ -30,22 +30,67 @@ type dbWrite struct {
 	stage model.Stage
 }
 
-// event returns the entry of an outbox event id, growing the table; nil
-// for id 0 or a bogus id.
-func (s *Suite) event(id model.EventID) *outboxEvent {
-	if id <= 0 || id > model.EventID(len(s.outbox)+maxJump) {
-		return nil
+// outboxTable is what the history says about each outbox event id. An
+// event committed, published and applied can no longer be reported by any
+// check, and later events naming it change nothing (each field keeps its
+// first value), so it is retired: the table keeps only the events from the
+// oldest one not yet complete, and memory follows the events in flight, not
+// the length of the run. The one use of a retired event is lostWrites'
+// "was (key, stage) published": its stage goes into the published bits of
+// its job when it carries the job's key, else into retired.
+type outboxTable struct {
+	live    []outboxEvent // events base, base+1, ... up to end-1
+	base    model.EventID // events from 1 up to base-1 are retired
+	end     model.EventID // ids below end have been named (0: none yet)
+	retired []stageKey    // retired events not under their job's key
+}
+
+// complete reports whether nothing can happen to the event any more.
+func (o *outboxEvent) complete() bool {
+	return o.commit != 0 && o.publish != 0 && o.apply != 0 && o.key != ""
+}
+
+// event returns the entry of an outbox event id, growing the table; nil for
+// id 0, a bogus id or a retired event (retired is then true).
+func (s *Suite) event(id model.EventID) (o *outboxEvent, retired bool) {
+	t := &s.outbox
+	if id <= 0 || id > t.end+maxJump {
+		return nil, false
 	}
-	if n := int(id) + 1; n > len(s.outbox) {
-		s.outbox = slices.Grow(s.outbox, n-len(s.outbox))[:n]
+	if t.base == 0 {
+		t.base = 1
 	}
-	return &s.outbox[id]
+	if id < t.base {
+		return nil, true
+	}
+	if id >= t.end {
+		n := int(id + 1 - t.base)
+		t.live = slices.Grow(t.live, n-len(t.live))[:n]
+		t.end = id + 1
+	}
+	return &t.live[id-t.base], false
 }
 
 // note fills the event's identity from the first event that names it.
 func (o *outboxEvent) note(e *model.Event) {
 	if o.key == "" {
 		o.job, o.key, o.stage = e.Job, e.Key, e.Stage
+	}
+}
+
+// retire drops the complete events at the start of the table.
+func (s *Suite) retire() {
+	t := &s.outbox
+	for len(t.live) > 0 && t.live[0].complete() {
+		o := &t.live[0]
+		if j := s.known(o.job); j != nil && j.enqueued && j.key == o.key && o.stage < model.StageDone {
+			j.published |= 1 << o.stage
+		} else {
+			t.retired = append(t.retired, stageKey{o.key, o.stage})
+		}
+		t.live[0] = outboxEvent{} // the key string must not be kept alive
+		t.live = t.live[1:]
+		t.base++
 	}
 }
 
@@ -57,11 +102,13 @@ func (s *Suite) accept(e *model.Event, j *job) {
 		j.accepted = e.Seq
 	}
 	s.acceptTenant(e, j)
-	if e.Key != "" && j.promised.key == "" {
-		j.promised = promise{key: e.Key, seq: e.Seq}
-		if j.enqueued {
-			s.keepPromise(j)
-		}
+	if e.Key == "" || s.hasPromise(e.Job, j) {
+		return
+	}
+	if j.enqueued {
+		s.keepPromise(j, promise{key: e.Key, seq: e.Seq})
+	} else {
+		s.promises[e.Job] = promise{key: e.Key, seq: e.Seq}
 	}
 }
 
@@ -72,21 +119,46 @@ type promise struct {
 	seq uint64
 }
 
+// A job's promise is the key of its first accept that names one. Until the
+// job is enqueued it waits in s.promises; once it is enqueued it is checked
+// (keepPromise), and from then on its key is the job's own (it matched, or
+// the mismatch was reported and the promise set to the job's key), so the
+// job keeps just a flag.
+
+// hasPromise reports whether job id (entry j) holds a promise.
+func (s *Suite) hasPromise(id model.JobID, j *job) bool {
+	if j.enqueued {
+		return j.promised && j.key != "" // an empty key is no promise
+	}
+	_, ok := s.promises[id]
+	return ok
+}
+
 // keepPromise checks that the job a client was given is its own document:
 // an id handed out before the enqueue (reply-before-enqueue) may end up
 // naming another document's job, and the client's own was never enqueued.
-func (s *Suite) keepPromise(j *job) {
-	if p := j.promised; p.key != "" && j.enqueued && p.key != j.key {
+// j is enqueued; p is its promise.
+func (s *Suite) keepPromise(j *job, p promise) {
+	if p.key != j.key {
 		s.report(NothingLost, 0, fmt.Sprintf("the client of %s was given an id that now names the job of %s: its own job was never enqueued",
 			p.key, j.key), p.seq, j.enqSeq)
-		j.promised.key = j.key // report once
+	}
+	j.promised = true
+}
+
+// keepPending checks, at its enqueue, the promise a job got before it.
+func (s *Suite) keepPending(id model.JobID, j *job) {
+	if p, ok := s.promises[id]; ok {
+		delete(s.promises, id)
+		s.keepPromise(j, p)
 	}
 }
 
 func (s *Suite) commit(e *model.Event) {
-	if o := s.event(e.EventID); o != nil && e.OK {
+	if o, _ := s.event(e.EventID); o != nil && e.OK {
 		o.note(e)
 		o.commit = first(o.commit, e.Seq)
+		s.retire()
 	}
 }
 
@@ -97,21 +169,25 @@ func (s *Suite) dbWrite(e *model.Event) {
 }
 
 func (s *Suite) publish(e *model.Event) {
-	o := s.event(e.EventID)
-	if o == nil {
+	o, retired := s.event(e.EventID)
+	switch {
+	case retired:
+	case o == nil:
 		s.orphans = append(s.orphans, dbWrite{seq: e.Seq, job: e.Job, key: e.Key, stage: e.Stage})
-		return
+	default:
+		o.note(e)
+		o.publish = first(o.publish, e.Seq)
+		s.retire()
 	}
-	o.note(e)
-	o.publish = first(o.publish, e.Seq)
 }
 
 // consumed records that the consumer saw an event (applied or skipped it
 // as a duplicate of an earlier apply).
 func (s *Suite) consumed(e *model.Event) {
-	if o := s.event(e.EventID); o != nil && (e.OK || e.Code == model.CodeDuplicateEvent) {
+	if o, _ := s.event(e.EventID); o != nil && (e.OK || e.Code == model.CodeDuplicateEvent) {
 		o.note(e)
 		o.apply = first(o.apply, e.Seq)
+		s.retire()
 	}
 }
 
@@ -166,8 +242,8 @@ func (s *Suite) seqs(id model.JobID) (enq, last uint64) {
 
 // lostAccepts reports job ids returned to a client but never enqueued.
 func (s *Suite) lostAccepts(out *violations) {
-	for id := range s.jobs {
-		if j := &s.jobs[id]; j.accepted != 0 && !j.enqueued {
+	for id := range s.njobs {
+		if j := s.at(id); j.accepted != 0 && !j.enqueued {
 			out.add(NothingLost, model.JobID(id), fmt.Sprintf("%v returned to the client but never enqueued", model.JobID(id)), j.accepted)
 		}
 	}
@@ -175,29 +251,33 @@ func (s *Suite) lostAccepts(out *violations) {
 
 // unpublished reports outbox rows never published.
 func (s *Suite) unpublished(v *finalView, out *violations) {
-	for _, r := range v.f.Rows {
+	t := &s.outbox
+	v.f.eachRow(func(r *model.OutboxRow) {
 		var o outboxEvent
-		if r.EventID > 0 && r.EventID < model.EventID(len(s.outbox)) {
-			o = s.outbox[r.EventID]
+		switch {
+		case r.EventID > 0 && r.EventID < t.base:
+			return // retired: it was published
+		case r.EventID > 0 && r.EventID < t.end:
+			o = t.live[r.EventID-t.base]
 		}
 		if o.publish == 0 {
 			out.add(NothingLost, r.Job, fmt.Sprintf("%v (%v key %s stage=%v) committed but never published",
 				r.EventID, r.Job, r.Key, r.Stage), o.commit)
 		}
-	}
+	})
 }
 
 // phantoms reports events published with no outbox row and no dual write
 // behind them.
 func (s *Suite) phantoms(v *finalView, out *violations) {
 	written := s.written()
-	for id := range s.outbox {
-		o := &s.outbox[id]
-		if o.publish == 0 || o.commit != 0 || v.row(model.EventID(id)) || written[stageKey{o.key, o.stage}] {
+	for i := range s.outbox.live { // a retired event was committed
+		o, id := &s.outbox.live[i], s.outbox.base+model.EventID(i)
+		if o.publish == 0 || o.commit != 0 || v.row(id) || written[stageKey{o.key, o.stage}] {
 			continue
 		}
 		out.add(NothingLost, o.job, fmt.Sprintf("%v published for %v stage=%v, but no outbox row was committed",
-			model.EventID(id), o.job, o.stage), o.publish)
+			id, o.job, o.stage), o.publish)
 	}
 	for _, p := range s.orphans {
 		if !written[stageKey{p.key, p.stage}] {
@@ -221,10 +301,22 @@ func (s *Suite) lostWrites(out *violations) {
 		return
 	}
 	published := make(map[stageKey]bool)
-	for i := range s.outbox {
-		if o := &s.outbox[i]; o.publish != 0 {
+	for i := range s.outbox.live {
+		if o := &s.outbox.live[i]; o.publish != 0 {
 			published[stageKey{o.key, o.stage}] = true
 		}
+	}
+	for id := range s.njobs {
+		if j := s.at(id); j.published != 0 {
+			for st := range model.StageDone {
+				if j.published&(1<<st) != 0 {
+					published[stageKey{j.key, st}] = true
+				}
+			}
+		}
+	}
+	for _, k := range s.outbox.retired {
+		published[k] = true
 	}
 	for _, p := range s.orphans {
 		published[stageKey{p.key, p.stage}] = true
@@ -240,9 +332,9 @@ func (s *Suite) lostWrites(out *violations) {
 
 // unapplied reports published events the consumer never saw.
 func (s *Suite) unapplied(out *violations) {
-	for id := range s.outbox {
-		if o := &s.outbox[id]; o.publish != 0 && o.apply == 0 {
-			out.add(NothingLost, o.job, fmt.Sprintf("%v (%v stage=%v) published but never applied", model.EventID(id), o.job, o.stage), o.publish)
+	for i := range s.outbox.live { // a retired event was applied
+		if o := &s.outbox.live[i]; o.publish != 0 && o.apply == 0 {
+			out.add(NothingLost, o.job, fmt.Sprintf("%v (%v stage=%v) published but never applied", s.outbox.base+model.EventID(i), o.job, o.stage), o.publish)
 		}
 	}
 }

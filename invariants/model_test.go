@@ -135,9 +135,27 @@ func (h *harness) relay() {
 	}
 }
 
+// finish checks the final state as FinalOf reads it, in place, and as a
+// copy: both must give the same verdict.
 func (h *harness) finish() []Violation {
+	h.t.Helper()
 	h.suite.Drained(true)
-	return h.suite.Finish(FinalOf(h.sys))
+	got := h.suite.Finish(FinalOf(h.sys))
+	if want := h.suite.Finish(copyFinal(h.sys)); lines(got) != lines(want) {
+		h.t.Fatalf("FinalOf in place says:\n%s\na copy of the final state says:\n%s", lines(got), lines(want))
+	}
+	return got
+}
+
+// copyFinal copies every job, row and effect of s into a Final.
+func copyFinal(s *model.System) Final {
+	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit()}
+	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
+	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
+		r, _ := s.Row(id)
+		f.Rows = append(f.Rows, r)
+	}
+	return f
 }
 
 func TestModelCorrectDesignIsClean(t *testing.T) {

@@ -30,12 +30,11 @@ func (s *Suite) applyOnce(e *model.Event, j *job) {
 	if !e.OK || !e.HasStage {
 		return
 	}
-	k := stageKey{e.Key, e.Stage}
-	first, dup := s.applied[k]
+	first, dup := s.firstApplied(e.Key, e.Stage)
 	if dup {
 		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice under key %s", e.Job, e.Stage, e.Key), first, e.Seq)
 	} else {
-		s.applied[k] = e.Seq
+		s.setApplied(e.Key, e.Stage, e.Seq)
 	}
 	if j == nil || e.Stage >= model.StageDone {
 		return
@@ -49,6 +48,35 @@ func (s *Suite) applyOnce(e *model.Event, j *job) {
 	if o.count[e.Stage] < 255 {
 		o.count[e.Stage]++
 	}
+}
+
+// firstApplied returns the first applied effect of (key, stage): kept with
+// the key's owner when the key has one, else in s.applied.
+func (s *Suite) firstApplied(key string, st model.Stage) (seq uint64, ok bool) {
+	if st < model.StageDone {
+		if o, owned := s.owners[key]; owned && o.applied[st] != 0 {
+			return o.applied[st], true
+		}
+	}
+	if len(s.applied) == 0 {
+		return 0, false
+	}
+	seq, ok = s.applied[stageKey{key, st}]
+	return seq, ok
+}
+
+// setApplied records the first applied effect of (key, stage). A zero seq
+// (a hand-written history may have one) would read as "none" in the
+// owner's array, so it goes to the map.
+func (s *Suite) setApplied(key string, st model.Stage, seq uint64) {
+	if st < model.StageDone && seq != 0 {
+		if o, owned := s.owners[key]; owned {
+			o.applied[st] = seq
+			s.owners[key] = o
+			return
+		}
+	}
+	s.applied[stageKey{key, st}] = seq
 }
 
 // finishOnce checks, after a drained run, that every succeeded job has

@@ -1,30 +1,57 @@
 package invariants
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // secretWindow is the length of the window a secret is indexed by.
 const secretWindow = 12
 
 // secretIndex finds which secret, if any, occurs in a text in time linear
 // in the text, however many secrets there are (a run has two per document:
-// hundreds of thousands in a large run). Each secret is filed under one of
-// its windows, the one whose bucket is emptiest when it is added — secrets
-// often share a prefix ("unexpected token near '..."), so a fixed offset
-// would pile them into one bucket.
+// millions in a large run). Each secret is filed under one of its windows,
+// the one whose bucket is emptiest when it is added — secrets often share a
+// prefix ("unexpected token near '..."), so a fixed offset would pile them
+// into one bucket.
+//
+// The index refers to the secrets, it copies none of them: a bucket is
+// found through an open-addressing table of 4-byte slots, and its window
+// is read back from its first secret. A Go map of windows to slices cost
+// about a hundred bytes per secret, as much as the secrets themselves.
 type secretIndex struct {
 	secrets []string
-	buckets map[string][]placed
+	slots   []int32     // bucket index + 1, by window hash (0: empty)
+	buckets []bucketRef // in the order created
+	placed  []placed
 	short   []int // secrets shorter than the window: checked one by one
 }
 
-// placed is a secret filed at a window starting off bytes into it.
+// bucketRef is a bucket: its first and last entry in placed, and its size.
+type bucketRef struct{ first, last, n int32 }
+
+// placed is a secret filed at a window starting off bytes into it; next is
+// the following entry of its bucket (-1: none).
 type placed struct {
-	secret int
-	off    int
+	secret, off, next int32
 }
 
 func newSecretIndex(secrets []string) secretIndex {
-	x := secretIndex{secrets: secrets, buckets: make(map[string][]placed, len(secrets))}
+	x := secretIndex{secrets: secrets}
+	long := 0
+	for _, sec := range secrets {
+		if len(sec) >= secretWindow {
+			long++
+		}
+	}
+	if long == 0 {
+		x.collectShort()
+		return x
+	}
+	// At most half full, so probes stay short.
+	x.slots = make([]int32, 1<<bits.Len(uint(2*long)))
+	x.buckets = make([]bucketRef, 0, long)
+	x.placed = make([]placed, 0, long)
 	for i, sec := range secrets {
 		if sec == "" {
 			continue // an empty secret is no secret (it occurs everywhere)
@@ -34,18 +61,82 @@ func newSecretIndex(secrets []string) secretIndex {
 			continue
 		}
 		off := x.emptiestOffset(sec)
-		w := sec[off : off+secretWindow]
-		x.buckets[w] = append(x.buckets[w], placed{secret: i, off: off})
+		p := int32(len(x.placed))
+		x.placed = append(x.placed, placed{secret: int32(i), off: int32(off), next: -1})
+		slot := x.slot(sec[off : off+secretWindow])
+		if b := x.slots[slot]; b != 0 {
+			ref := &x.buckets[b-1]
+			x.placed[ref.last].next = p
+			ref.last = p
+			ref.n++
+		} else {
+			x.buckets = append(x.buckets, bucketRef{first: p, last: p, n: 1})
+			x.slots[slot] = int32(len(x.buckets))
+		}
 	}
 	return x
+}
+
+// collectShort lists the non-empty secrets, all shorter than the window.
+func (x *secretIndex) collectShort() {
+	for i, sec := range x.secrets {
+		if sec != "" {
+			x.short = append(x.short, i)
+		}
+	}
+}
+
+// window returns the window bucket b is filed under.
+func (x *secretIndex) window(b int32) string {
+	p := &x.placed[x.buckets[b].first]
+	return x.secrets[p.secret][p.off : p.off+secretWindow]
+}
+
+// hashWindow mixes the window's twelve bytes (a fixed function: the
+// table's layout, unlike a Go map's, is the same in every process).
+func hashWindow(w string) uint64 {
+	var a, b uint64
+	for i := 7; i >= 0; i-- {
+		a = a<<8 | uint64(w[i])
+	}
+	for i := 11; i >= 8; i-- {
+		b = b<<8 | uint64(w[i])
+	}
+	h := a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f
+	h ^= h >> 31
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>29
+}
+
+// slot returns the table slot of window w: the one holding its bucket, or
+// the empty one where it would go.
+func (x *secretIndex) slot(w string) int {
+	mask := len(x.slots) - 1
+	for i := int(hashWindow(w)) & mask; ; i = (i + 1) & mask {
+		if b := x.slots[i]; b == 0 || x.window(b-1) == w {
+			return i
+		}
+	}
+}
+
+// bucket returns the bucket of window w, if any.
+func (x *secretIndex) bucket(w string) (*bucketRef, bool) {
+	if b := x.slots[x.slot(w)]; b != 0 {
+		return &x.buckets[b-1], true
+	}
+	return nil, false
 }
 
 // emptiestOffset picks, among five spread-out windows, the least used.
 func (x *secretIndex) emptiestOffset(sec string) int {
 	last := len(sec) - secretWindow
-	best, bestLen := 0, -1
+	best, bestLen := 0, int32(-1)
 	for _, off := range [...]int{0, last / 4, last / 2, 3 * last / 4, last} {
-		if n := len(x.buckets[sec[off:off+secretWindow]]); bestLen < 0 || n < bestLen {
+		var n int32
+		if b, ok := x.bucket(sec[off : off+secretWindow]); ok {
+			n = b.n
+		}
+		if bestLen < 0 || n < bestLen {
 			best, bestLen = off, n
 		}
 	}
@@ -63,10 +154,15 @@ func (x *secretIndex) find(text string) int {
 		return -1
 	}
 	for i := 0; i+secretWindow <= len(text); i++ {
-		for _, p := range x.buckets[text[i:i+secretWindow]] {
-			start := i - p.off
+		b, ok := x.bucket(text[i : i+secretWindow])
+		if !ok {
+			continue
+		}
+		for k := b.first; k >= 0; k = x.placed[k].next {
+			p := &x.placed[k]
+			start := i - int(p.off)
 			if start >= 0 && strings.HasPrefix(text[start:], x.secrets[p.secret]) {
-				return p.secret
+				return int(p.secret)
 			}
 		}
 	}

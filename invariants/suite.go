@@ -15,26 +15,28 @@ type Suite struct {
 	drained bool
 	safety  violations
 
-	jobs    []job               // jobs[id]; index 0 unused
-	owners  map[string]owner    // tenant-isolation: who owns each key
-	applied map[stageKey]uint64 // exactly-once: first applied effect per (key, stage)
-	outbox  []outboxEvent       // nothing-lost: per EventID
-	writes  []dbWrite           // nothing-lost: dual writes
-	orphans []dbWrite           // nothing-lost: publishes with no event id
-	ops     operatorLog         // reprocess-redrive
-	buckets map[string]*bucket  // reprocess-redrive: per-tenant reprocess limit
-	secrets secretIndex         // dlq-hygiene: finds any workload secret in a text
+	jobTable                         // jobs by id
+	owners   map[string]owner        // tenant-isolation: who owns each key
+	applied  map[stageKey]uint64     // exactly-once: first applied effect per (key, stage)
+	outbox   outboxTable             // nothing-lost: per EventID
+	writes   []dbWrite               // nothing-lost: dual writes
+	orphans  []dbWrite               // nothing-lost: publishes with no event id
+	promises map[model.JobID]promise // nothing-lost: promises of jobs not yet enqueued
+	ops      operatorLog             // reprocess-redrive
+	buckets  map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
+	secrets  secretIndex             // dlq-hygiene: finds any workload secret in a text
 }
 
 // NewSuite returns a suite with no history.
 func NewSuite(cfg Config) *Suite {
 	s := &Suite{
-		cfg:     cfg,
-		jobs:    make([]job, 1, 64),
-		owners:  map[string]owner{},
-		applied: map[stageKey]uint64{},
-		buckets: map[string]*bucket{},
+		cfg:      cfg,
+		owners:   map[string]owner{},
+		applied:  map[stageKey]uint64{},
+		buckets:  map[string]*bucket{},
+		promises: map[model.JobID]promise{},
 	}
+	s.grow(1) // index 0 is unused
 	s.ops.redrive = newBucket(cfg.Model.Redrive)
 	s.secrets = newSecretIndex(cfg.Secrets)
 	return s

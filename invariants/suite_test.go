@@ -205,8 +205,8 @@ func TestRecordToleratesBogusIDs(t *testing.T) {
 	) {
 		s.Record(&e)
 	}
-	if len(s.jobs) > 1 || len(s.outbox) > 1 {
-		t.Errorf("tables grew to %d jobs and %d events", len(s.jobs), len(s.outbox))
+	if s.njobs > 1 || s.outbox.end > 1 {
+		t.Errorf("tables grew to %d jobs and %d events", s.njobs, s.outbox.end)
 	}
 	s.Drained(true)
 	_ = s.Finish(Final{})

@@ -14,6 +14,9 @@ import (
 type owner struct {
 	tenant string
 	seq    uint64
+	// applied is, for exactly-once-effect, the first applied effect of each
+	// stage under the key: kept here, it costs no map entry of its own.
+	applied [model.StageDone]uint64
 }
 
 // claimKey makes the enqueuing tenant the owner of a key nobody owns yet.

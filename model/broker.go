@@ -11,15 +11,22 @@ type Message struct {
 // Broker delivers at least once: a message stays unacked until the consumer
 // acks it, and the simulator may deliver it again, late or out of order.
 type Broker struct {
-	msgs    []Message // msgs[id-1]
+	msgs    pages[message] // message id-1
 	unacked int
+}
+
+// message is a [Message] as the broker stores it: its id is its position.
+type message struct {
+	event      EventID
+	deliveries int32
+	acked      bool
 }
 
 // Publish hands an outbox event to the broker and returns the message id.
 func (s *System) Publish(actor Actor, id EventID) int64 {
-	s.broker.msgs = append(s.broker.msgs, Message{ID: int64(len(s.broker.msgs) + 1), Event: id})
+	s.broker.msgs.push(message{event: id})
 	s.broker.unacked++
-	msg := int64(len(s.broker.msgs))
+	msg := int64(s.broker.msgs.len())
 	e := s.event(EvPublish, actor)
 	e.EventID, e.N, e.OK = id, msg, true
 	if row, ok := s.Row(id); ok {
@@ -31,22 +38,23 @@ func (s *System) Publish(actor Actor, id EventID) int64 {
 
 // Message returns a broker message by id.
 func (s *System) Message(id int64) (Message, bool) {
-	if id < 1 || int(id) > len(s.broker.msgs) {
+	if id < 1 || int(id) > s.broker.msgs.len() {
 		return Message{}, false
 	}
-	return s.broker.msgs[id-1], true
+	m := s.broker.msgs.at(int(id - 1))
+	return Message{ID: id, Event: m.event, Deliveries: m.deliveries, Acked: m.acked}, true
 }
 
 // Messages is how many messages were ever published.
-func (s *System) Messages() int { return len(s.broker.msgs) }
+func (s *System) Messages() int { return s.broker.msgs.len() }
 
 // Unacked is how many messages the consumer has not acked.
 func (s *System) Unacked() int { return s.broker.unacked }
 
 // AckMessage records the consumer's ack of a message.
 func (s *System) AckMessage(id int64) {
-	if m := &s.broker.msgs[id-1]; !m.Acked {
-		m.Acked = true
+	if m := s.broker.msgs.at(int(id - 1)); !m.acked {
+		m.acked = true
 		s.broker.unacked--
 	}
 }
@@ -67,7 +75,7 @@ type Effect struct {
 type Consumer struct {
 	seen    []uint64                    // bitset of event ids applied
 	applied map[string][StageDone]int32 // effects per key and stage
-	effects []effectRecord              // in order; the rest is in the event's row
+	effects pages[effectRecord]         // in order; the rest is in the event's row
 }
 
 // effectRecord is one applied effect: which event, and when.
@@ -99,13 +107,14 @@ type ApplyResult struct {
 // Deliver applies message msg's effect. A second delivery of an event id
 // returns {applied: false, reason: duplicate_event} (seed 000's exercise).
 func (s *System) Deliver(actor Actor, msg int64) ApplyResult {
-	m := &s.broker.msgs[msg-1]
-	m.Deliveries++
-	row := s.outbox.rows[m.Event-1]
+	m := s.broker.msgs.at(int(msg - 1))
+	m.deliveries++
+	deliveries := m.deliveries
+	row := s.outbox.row(m.event)
 	res := s.design.Apply(s, row)
 	e := s.event(EvApply, actor)
 	e.EventID, e.Job, e.Key, e.Tenant, e.Stage, e.HasStage = row.EventID, row.Job, row.Key, row.Tenant, row.Stage, true
-	e.N, e.N2 = int64(m.Deliveries), msg
+	e.N, e.N2 = int64(deliveries), msg
 	e.OK, e.Code = res.Applied, res.Reason
 	s.emit(e)
 	return res
@@ -126,14 +135,15 @@ func (c *Consumer) record(now Time, row OutboxRow) {
 	counts := c.applied[row.Key]
 	counts[row.Stage]++
 	c.applied[row.Key] = counts
-	c.effects = append(c.effects, effectRecord{event: row.EventID, at: now})
+	c.effects.push(effectRecord{event: row.EventID, at: now})
 }
 
 // Effects returns every applied effect in order.
 func (s *System) Effects() []Effect {
-	out := make([]Effect, len(s.consumer.effects))
-	for i, r := range s.consumer.effects {
-		row := s.outbox.rows[r.event-1]
+	out := make([]Effect, s.consumer.effects.len())
+	for i := range out {
+		r := s.consumer.effects.at(i)
+		row := s.outbox.row(r.event)
 		out[i] = Effect{EventID: r.event, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: r.at}
 	}
 	return out
@@ -142,4 +152,13 @@ func (s *System) Effects() []Effect {
 // EffectCount is how many effects were applied for the stage of key.
 func (s *System) EffectCount(key string, st Stage) int {
 	return int(s.consumer.applied[key][st])
+}
+
+// EachEffect calls f with the job and stage of every applied effect, in
+// order, without building the [Effect] values.
+func (s *System) EachEffect(f func(job JobID, st Stage)) {
+	for i := range s.consumer.effects.len() {
+		row := s.outbox.rows.at(int(s.consumer.effects.at(i).event - 1))
+		f(row.job, row.stage)
+	}
 }

@@ -6,8 +6,8 @@ package model
 func (s *System) DualWrite(actor Actor, id JobID, key string, st Stage) {
 	j := s.job(id)
 	k := s.outbox.keyFor(key, j.Tenant, id)
-	if !k.stages[st].written {
-		k.stages[st] = stageResult{written: true, hash: j.PayloadHash}
+	if !k.has(st) {
+		k.set(st, stageResult{hash: j.PayloadHash})
 	}
 	e := jobEvent(s.event(EvDBWrite, actor), j)
 	e.Key, e.Stage, e.HasStage, e.OK = key, st, true, true
@@ -18,19 +18,17 @@ func (s *System) DualWrite(actor Actor, id JobID, key string, st Stage) {
 // The row it creates exists only so the consumer can read the event; it is
 // born published, and nothing would have republished it after a crash.
 func (s *System) PublishDirect(actor Actor, key string, st Stage) (int64, bool) {
-	k, ok := s.outbox.results[key]
-	if !ok || !k.stages[st].written {
+	k, ok := s.outbox.lookup(key)
+	if !ok || !k.has(st) {
 		return 0, false
 	}
 	res := &k.stages[st]
 	if res.event == 0 {
-		id := EventID(len(s.outbox.rows) + 1)
 		now := s.Now()
-		s.outbox.rows = append(s.outbox.rows, OutboxRow{
-			EventID: id, Key: key, Stage: st, Tenant: k.tenant, Job: k.job,
+		res.event = s.outbox.add(OutboxRow{
+			Key: key, Stage: st, Tenant: s.outbox.tenants[k.tenant], Job: k.job,
 			CommittedAt: now, Published: true, PublishedAt: now,
 		})
-		res.event = id
 	}
 	return s.Publish(actor, res.event), true
 }

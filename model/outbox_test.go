@@ -245,3 +245,50 @@ func TestCrashAfterCommitBeforeAckYieldsOneReview(t *testing.T) {
 		t.Fatalf("job %+v", j)
 	}
 }
+
+// EachRow and EachEffect walk what Row and Effects return, in order, over
+// two tenants (rows name their tenant by index) and a dual write.
+func TestEachRowAndEffectMatchTheCopies(t *testing.T) {
+	h := newSys(t)
+	relay, consumer := model.Actor{Role: model.RoleRelay}, model.Actor{Role: model.RoleConsumer}
+	for _, tenant := range []string{"acme", "globex", "acme"} {
+		for _, st := range model.Stages() {
+			r := commitReq(tenant+":d:v1", st, 1)
+			r.Tenant = tenant
+			if _, err := h.sys.CommitResultWithEvent(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for {
+		row, ok := h.sys.NextUnpublished()
+		if !ok {
+			break
+		}
+		msg := h.sys.Publish(relay, row.EventID)
+		h.sys.MarkPublished(relay, row.EventID)
+		h.sys.Deliver(consumer, msg)
+	}
+	var rows []model.OutboxRow
+	h.sys.EachRow(func(r *model.OutboxRow) { rows = append(rows, *r) })
+	if len(rows) != h.sys.Rows() || len(rows) != 8 {
+		t.Fatalf("EachRow gave %d rows, Rows %d, want 8", len(rows), h.sys.Rows())
+	}
+	for i, r := range rows {
+		want, _ := h.sys.Row(model.EventID(i + 1))
+		if r != want || !r.Published || r.Tenant != map[bool]string{true: "acme", false: "globex"}[i < 4] {
+			t.Fatalf("row %d: EachRow %+v, Row %+v", i+1, r, want)
+		}
+	}
+	effects := h.sys.Effects()
+	i := 0
+	h.sys.EachEffect(func(job model.JobID, st model.Stage) {
+		if e := effects[i]; e.Job != job || e.Stage != st || e.Tenant != rows[i].Tenant {
+			t.Fatalf("effect %d: EachEffect %v %v, Effects %+v", i, job, st, e)
+		}
+		i++
+	})
+	if i != len(effects) || i != 8 {
+		t.Fatalf("EachEffect gave %d effects, Effects %d, want 8", i, len(effects))
+	}
+}

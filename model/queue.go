@@ -7,7 +7,7 @@ import (
 
 // queue holds jobs by id and the heap of jobs that may become leasable.
 type queue struct {
-	jobs      []Job // jobs[id-1]
+	jobs      pages[Job] // job id-1
 	ready     readyHeap
 	fence     uint64           // global fencing counter: every lease increments it
 	byKey     map[string]JobID // newest job per key, for idempotent enqueue
@@ -25,7 +25,7 @@ func (s *System) Job(id JobID) (Job, bool) {
 }
 
 // Jobs returns how many jobs were ever enqueued.
-func (s *System) Jobs() int { return len(s.queue.jobs) }
+func (s *System) Jobs() int { return s.queue.jobs.len() }
 
 // CancelledJobs returns how many jobs were ever cancelled, and the i-th.
 func (s *System) CancelledJobs() int { return len(s.queue.cancelled) }
@@ -38,16 +38,16 @@ func (s *System) Live() int { return s.queue.live }
 
 // EachJob calls f for every job in id order.
 func (s *System) EachJob(f func(j *Job)) {
-	for i := range s.queue.jobs {
-		f(&s.queue.jobs[i])
+	for i := range s.queue.jobs.len() {
+		f(s.queue.jobs.at(i))
 	}
 }
 
 func (s *System) job(id JobID) *Job {
-	if id < 1 || int(id) > len(s.queue.jobs) {
+	if id < 1 || int(id) > s.queue.jobs.len() {
 		return nil
 	}
-	return &s.queue.jobs[id-1]
+	return s.queue.jobs.at(int(id - 1))
 }
 
 // schedule (re)places the job in the ready heap at time at.
@@ -101,8 +101,8 @@ func (s *System) Enqueue(r EnqueueRequest) (JobID, error) {
 	if deadline <= 0 {
 		deadline = s.cfg.Deadline
 	}
-	id := JobID(len(s.queue.jobs) + 1)
-	s.queue.jobs = append(s.queue.jobs, Job{
+	id := JobID(s.queue.jobs.len() + 1)
+	s.queue.jobs.push(Job{
 		ID: id, Tenant: r.Tenant, Document: r.Document, Version: int32(r.Version), Key: key,
 		PayloadHash: r.PayloadHash, State: Pending, MaxAttempts: s.cfg.MaxAttempts,
 		CreatedAt: now, VisibleAt: now, DeadlineAt: now + deadline,

@@ -56,7 +56,7 @@ func NewSystem(cfg Config, design *Design, env Env) *System {
 		s.unixNano, s.epochNanos = u.UnixNano, env.Epoch.UnixNano()
 	}
 	s.queue.byKey = map[string]JobID{}
-	s.outbox.results = map[string]*keyResults{}
+	s.outbox.results = map[string]int32{}
 	s.consumer.applied = map[string][StageDone]int32{}
 	s.dlq.entries = map[JobID]*Envelope{}
 	s.breaker.init(cfg.Breaker)
