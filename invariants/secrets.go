@@ -16,19 +16,25 @@ const secretWindow = 12
 // into one bucket.
 //
 // The index refers to the secrets, it copies none of them: a bucket is
-// found through an open-addressing table of 4-byte slots, and its window
-// is read back from its first secret. A Go map of windows to slices cost
-// about a hundred bytes per secret, as much as the secrets themselves.
+// found through an open-addressing table of 4-byte slots and keeps its
+// 12-byte window; a secret is read back (or built, when its source builds
+// texts on demand) only when a window of the text matched. A Go map of
+// windows to slices cost about a hundred bytes per secret, as much as the
+// secrets themselves.
 type secretIndex struct {
-	secrets []string
+	secrets SecretSource
 	slots   []int32     // bucket index + 1, by window hash (0: empty)
 	buckets []bucketRef // in the order created
 	placed  []placed
 	short   []int // secrets shorter than the window: checked one by one
 }
 
-// bucketRef is a bucket: its first and last entry in placed, and its size.
-type bucketRef struct{ first, last, n int32 }
+// bucketRef is a bucket: its window, its first and last entry in placed,
+// and its size.
+type bucketRef struct {
+	window         [secretWindow]byte
+	first, last, n int32
+}
 
 // placed is a secret filed at a window starting off bytes into it; next is
 // the following entry of its bucket (-1: none).
@@ -36,11 +42,11 @@ type placed struct {
 	secret, off, next int32
 }
 
-func newSecretIndex(secrets []string) secretIndex {
+func newSecretIndex(secrets SecretSource) secretIndex {
 	x := secretIndex{secrets: secrets}
 	long := 0
-	for _, sec := range secrets {
-		if len(sec) >= secretWindow {
+	for i := range secrets.Len() {
+		if len(secrets.Secret(i)) >= secretWindow {
 			long++
 		}
 	}
@@ -52,7 +58,8 @@ func newSecretIndex(secrets []string) secretIndex {
 	x.slots = make([]int32, 1<<bits.Len(uint(2*long)))
 	x.buckets = make([]bucketRef, 0, long)
 	x.placed = make([]placed, 0, long)
-	for i, sec := range secrets {
+	for i := range secrets.Len() {
+		sec := secrets.Secret(i)
 		if sec == "" {
 			continue // an empty secret is no secret (it occurs everywhere)
 		}
@@ -70,7 +77,9 @@ func newSecretIndex(secrets []string) secretIndex {
 			ref.last = p
 			ref.n++
 		} else {
-			x.buckets = append(x.buckets, bucketRef{first: p, last: p, n: 1})
+			ref := bucketRef{first: p, last: p, n: 1}
+			copy(ref.window[:], sec[off:off+secretWindow])
+			x.buckets = append(x.buckets, ref)
 			x.slots[slot] = int32(len(x.buckets))
 		}
 	}
@@ -79,17 +88,11 @@ func newSecretIndex(secrets []string) secretIndex {
 
 // collectShort lists the non-empty secrets, all shorter than the window.
 func (x *secretIndex) collectShort() {
-	for i, sec := range x.secrets {
-		if sec != "" {
+	for i := range x.secrets.Len() {
+		if x.secrets.Secret(i) != "" {
 			x.short = append(x.short, i)
 		}
 	}
-}
-
-// window returns the window bucket b is filed under.
-func (x *secretIndex) window(b int32) string {
-	p := &x.placed[x.buckets[b].first]
-	return x.secrets[p.secret][p.off : p.off+secretWindow]
 }
 
 // hashWindow mixes the window's twelve bytes (a fixed function: the
@@ -113,7 +116,7 @@ func hashWindow(w string) uint64 {
 func (x *secretIndex) slot(w string) int {
 	mask := len(x.slots) - 1
 	for i := int(hashWindow(w)) & mask; ; i = (i + 1) & mask {
-		if b := x.slots[i]; b == 0 || x.window(b-1) == w {
+		if b := x.slots[i]; b == 0 || string(x.buckets[b-1].window[:]) == w {
 			return i
 		}
 	}
@@ -146,7 +149,7 @@ func (x *secretIndex) emptiestOffset(sec string) int {
 // find returns the index of a secret occurring in text, or -1.
 func (x *secretIndex) find(text string) int {
 	for _, i := range x.short {
-		if strings.Contains(text, x.secrets[i]) {
+		if strings.Contains(text, x.secrets.Secret(i)) {
 			return i
 		}
 	}
@@ -161,7 +164,7 @@ func (x *secretIndex) find(text string) int {
 		for k := b.first; k >= 0; k = x.placed[k].next {
 			p := &x.placed[k]
 			start := i - int(p.off)
-			if start >= 0 && strings.HasPrefix(text[start:], x.secrets[p.secret]) {
+			if start >= 0 && strings.HasPrefix(text[start:], x.secrets.Secret(int(p.secret))) {
 				return int(p.secret)
 			}
 		}

@@ -17,7 +17,7 @@ func TestSecretIndexMatchesLinearScan(t *testing.T) {
 		})
 		secrets := rapid.SliceOfN(word, 0, 20).Draw(t, "secrets")
 		text := word.Draw(t, "text") + rapid.SampledFrom(append([]string{""}, secrets...)).Draw(t, "embedded") + word.Draw(t, "tail")
-		x := newSecretIndex(secrets)
+		x := newSecretIndex(secretList(secrets))
 		got := x.find(text)
 		want := -1
 		for i, s := range secrets {
@@ -41,7 +41,7 @@ func TestSecretIndexSpreadsSharedPrefixes(t *testing.T) {
 	for i := range 10_000 {
 		secrets = append(secrets, fmt.Sprintf("unexpected token near 'Fatura %05d de acme, CPF'", i))
 	}
-	x := newSecretIndex(secrets)
+	x := newSecretIndex(secretList(secrets))
 	worst := 0
 	for _, b := range x.buckets {
 		worst = max(worst, int(b.n))
@@ -67,7 +67,7 @@ func TestSecretIndexMatchesMapIndex(t *testing.T) {
 		})
 		secrets := rapid.SliceOfN(word, 0, 40).Draw(t, "secrets")
 		text := word.Draw(t, "text") + strings.Join(rapid.SliceOfN(rapid.SampledFrom(append([]string{""}, secrets...)), 0, 4).Draw(t, "embedded"), "") + word.Draw(t, "tail")
-		x := newSecretIndex(secrets)
+		x := newSecretIndex(secretList(secrets))
 		if got, want := x.find(text), mapIndexFind(secrets, text); got != want {
 			t.Fatalf("find(%q) = %d, the map index says %d", text, got, want)
 		}

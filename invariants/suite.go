@@ -38,7 +38,11 @@ func NewSuite(cfg Config) *Suite {
 	}
 	s.grow(1) // index 0 is unused
 	s.ops.redrive = newBucket(cfg.Model.Redrive)
-	s.secrets = newSecretIndex(cfg.Secrets)
+	var src SecretSource = secretList(cfg.Secrets)
+	if cfg.SecretSource != nil {
+		src = cfg.SecretSource
+	}
+	s.secrets = newSecretIndex(src)
 	return s
 }
 

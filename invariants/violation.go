@@ -67,7 +67,24 @@ type Config struct {
 	// Secrets are the workload's document texts and raw error messages: none
 	// may appear in the DLQ, the audit log or the text of any event.
 	Secrets []string
+	// SecretSource, when set, replaces Secrets: a large workload builds
+	// each text when asked instead of holding them all (the index keeps
+	// only a 12-byte window per secret).
+	SecretSource SecretSource
 }
+
+// SecretSource numbers the workload's secrets and builds each on demand.
+// Secret(i) must return the same text every time.
+type SecretSource interface {
+	Len() int
+	Secret(i int) string
+}
+
+// secretList is a SecretSource over texts held in memory.
+type secretList []string
+
+func (l secretList) Len() int            { return len(l) }
+func (l secretList) Secret(i int) string { return l[i] }
 
 // violations collects violations in the order they are found.
 type violations []Violation

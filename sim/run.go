@@ -129,8 +129,13 @@ func newRun(cfg Config, seed uint64) *run {
 	r.lat = scheduler.Derive(seed, scheduler.StreamLatency)
 	r.ops = scheduler.Derive(seed, scheduler.StreamOperator)
 	r.sched = scheduler.New(scheduler.Derive(seed, scheduler.StreamSchedule), r)
-	r.suite = invariants.NewSuite(invariants.Config{Model: cfg.Model, Secrets: secrets(r.docs)})
+	r.suite = invariants.NewSuite(invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs)})
+	// One record per document, plus a few for resubmits and reprocesses:
+	// sized up front so a large run does not hold two copies while growing.
 	r.metrics = &metricsRecorder{}
+	r.metrics.m.Docs = make([]DocMetrics, 0, len(r.docs)+len(r.docs)/16)
+	r.metrics.firstLeased = make([]bool, 0, cap(r.metrics.m.Docs))
+	r.metrics.reviewCommit = make([]model.Time, 0, cap(r.metrics.m.Docs))
 	r.metrics.m.Tick = tick
 	r.rec = newRecorder(cfg.KeepTrace, r.suite, r.metrics)
 	r.sys = model.NewSystem(cfg.Model, design, model.Env{

@@ -54,7 +54,7 @@ func (r *run) startWork(w *worker, now model.Time) {
 	}
 	if w.workErr == nil && job.Origin == 0 {
 		if code := r.inj.WorkError(d.Index, w.stage, job.Attempt); code != model.CodeNone {
-			w.workErr = &model.WorkError{Code: code, Raw: d.ParseErr}
+			w.workErr = &model.WorkError{Code: code, Raw: d.ParseErr()}
 			if code == model.CodePoisonSchema {
 				w.workErr.SchemaPaths = []string{"$.fields.total", "$.fields.taxId"}
 			}

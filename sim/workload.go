@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"hash/fnv"
 	"strconv"
 
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
 )
@@ -13,18 +13,42 @@ var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "st
 
 // Doc is one document of the workload. Its Text is the content that must
 // never leak into the DLQ, audit, metrics or traces; it carries PII (a CPF
-// number and an e-mail) so leaks are easy to recognise.
+// number and an e-mail) so leaks are easy to recognise. The text is built
+// from two drawn numbers when asked, not kept: a million-document run
+// would otherwise hold a quarter of a gigabyte of it.
 type Doc struct {
 	Index    int32 // 1-based, as in plans (doc=3)
+	invoice  int32 // the invoice number in the text
 	Tenant   string
 	ID       string // document id: the same ids recur in every tenant
-	Text     string
+	cpf      int64  // the CPF number in the text
 	Payload  uint64 // hash of tenant, id and text: the payload hash of its key
 	TextHash uint64
 	Arrival  model.Time
 	Tokens   int64      // tokens one extraction attempt spends
 	Latency  model.Time // extraction latency when the provider answers
-	ParseErr string     // what a failing parser would say: quotes the text
+}
+
+// Text is the document's content.
+func (d *Doc) Text() string { return string(d.appendText(nil)) }
+
+func (d *Doc) appendText(b []byte) []byte {
+	b = append(b, "Fatura "...)
+	b = strconv.AppendInt(b, int64(d.invoice), 10)
+	b = append(b, " de "...)
+	b = append(b, d.Tenant...)
+	b = append(b, ", CPF "...)
+	b = appendCPF(b, d.cpf)
+	b = append(b, ", contato cliente"...)
+	b = strconv.AppendInt(b, int64(d.Index), 10)
+	return append(b, "@example.com"...)
+}
+
+// ParseErr is what a failing parser would say: it quotes the text.
+func (d *Doc) ParseErr() string {
+	var buf [128]byte
+	t := d.appendText(buf[:0])
+	return "unexpected token near '" + string(t[:min(len(t), 40)]) + "'"
 }
 
 // makeWorkload draws the documents from the workload stream. Document k of
@@ -37,16 +61,18 @@ func makeWorkload(r *scheduler.Stream, cfg Config) []Doc {
 	// share of long documents (none to three in four), the ones that need
 	// heartbeats and give zombies time to do harm.
 	longShare := [...]scheduler.PPM{0, 100_000, 250_000, 500_000, 750_000}[r.IntN(5)]
+	buf := make([]byte, 0, 128)
 	for i := range docs {
 		d := &docs[i]
 		d.Index = int32(i + 1)
 		d.Tenant = tenantNames[i%int(cfg.Tenants)]
 		d.ID = "d" + strconv.Itoa(i/int(cfg.Tenants)+1)
-		cpf := r.Int64N(1_000_000_000)
-		d.Text = "Fatura " + strconv.Itoa(int(r.Int64N(90000)+10000)) + " de " + d.Tenant +
-			", CPF " + cpfText(cpf) + ", contato cliente" + strconv.Itoa(i+1) + "@example.com"
-		d.Payload = hashText(d.Tenant + "\x00" + d.ID + "\x00" + d.Text)
-		d.TextHash = hashText(d.Text)
+		d.cpf = r.Int64N(1_000_000_000)
+		d.invoice = int32(r.Int64N(90000) + 10000)
+		buf = append(append(append(append(buf[:0], d.Tenant...), 0), d.ID...), 0)
+		buf = d.appendText(buf)
+		d.Payload = hashBytes(buf)
+		d.TextHash = hashBytes(buf[len(d.Tenant)+len(d.ID)+2:])
 		d.Tokens = 500 + r.Int64N(3500)
 		// A model call on an invoice takes seconds (seed 000's 40 ms is a
 		// fixed synthetic constant, not a measured latency).
@@ -54,7 +80,6 @@ func makeWorkload(r *scheduler.Stream, cfg Config) []Doc {
 		if r.Chance(longShare) {
 			d.Latency = model.Time(scheduler.Second) * model.Time(12+r.Int64N(40))
 		}
-		d.ParseErr = "unexpected token near '" + d.Text[:min(len(d.Text), 40)] + "'"
 		d.Arrival = at
 		if cfg.ArrivalGap > 0 {
 			at += r.Int64N(2*cfg.ArrivalGap + 1)
@@ -63,18 +88,29 @@ func makeWorkload(r *scheduler.Stream, cfg Config) []Doc {
 	return docs
 }
 
-func cpfText(n int64) string {
-	s := strconv.FormatInt(n+1_000_000_000, 10)[1:] // nine digits
-	return s[0:3] + "." + s[3:6] + "." + s[6:9] + "-" + strconv.FormatInt(n%97, 10)[0:1] + "0"
+// appendCPF writes n as a CPF number: nine digits as ddd.ddd.ddd, then a
+// dash, the first digit of n%97 and a zero.
+func appendCPF(b []byte, n int64) []byte {
+	var nine [10]byte
+	s := strconv.AppendInt(nine[:0], n+1_000_000_000, 10)[1:]
+	b = append(append(b, s[0:3]...), '.')
+	b = append(append(b, s[3:6]...), '.')
+	b = append(append(b, s[6:9]...), '-')
+	var check [2]byte
+	return append(append(b, strconv.AppendInt(check[:0], n%97, 10)[0]), '0')
 }
 
-func hashText(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+// hashBytes is FNV-1a, inline: one document's payload hash must not cost
+// an allocation.
+func hashBytes(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
-// secrets lists every document text and raw error of the workload.
 // Workload returns the documents a run of cfg with seed submits (after
 // cfg.Only), exactly as Run draws them: other runners (benchmarks, SQL
 // backends) drive the same workload.
@@ -82,9 +118,22 @@ func Workload(cfg Config, seed uint64) []Doc {
 	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg), cfg.Only)
 }
 
-// Secrets lists the document texts and raw errors of a workload: what must
-// never leak into the DLQ, audit, metrics or traces.
-func Secrets(docs []Doc) []string { return secrets(docs) }
+// Secrets numbers the document texts and raw errors of a workload (text
+// then error, document by document): what must never leak into the DLQ,
+// audit, metrics or traces. Each is built when asked.
+func Secrets(docs []Doc) invariants.SecretSource { return docSecrets(docs) }
+
+// docSecrets is the workload as an invariants.SecretSource.
+type docSecrets []Doc
+
+func (d docSecrets) Len() int { return 2 * len(d) }
+
+func (d docSecrets) Secret(i int) string {
+	if i%2 == 0 {
+		return d[i/2].Text()
+	}
+	return d[i/2].ParseErr()
+}
 
 // selectDocs keeps only the documents listed in only (all when empty).
 func selectDocs(docs []Doc, only []int32) []Doc {
@@ -94,14 +143,6 @@ func selectDocs(docs []Doc, only []int32) []Doc {
 	out := make([]Doc, 0, len(only))
 	for _, i := range only {
 		out = append(out, docs[i-1])
-	}
-	return out
-}
-
-func secrets(docs []Doc) []string {
-	out := make([]string, 0, 2*len(docs))
-	for _, d := range docs {
-		out = append(out, d.Text, d.ParseErr)
 	}
 	return out
 }

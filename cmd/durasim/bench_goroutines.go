@@ -68,7 +68,7 @@ type goResult struct {
 
 func newGoRun(cfg sim.Config, seed uint64, clk model.Clock, pace pacer) *goRun {
 	g := &goRun{cfg: cfg, seed: seed, pace: pace, docs: benchWorkload(cfg, seed)}
-	suite := invariants.NewSuite(invariants.Config{Model: cfg.Model, Secrets: benchSecrets(g.docs)})
+	suite := invariants.NewSuite(invariants.Config{Model: cfg.Model, SecretSource: sim.Secrets(g.docs)})
 	g.rec = newHashRecorder(suite)
 	g.sys = model.NewSystem(cfg.Model, nil, model.Env{
 		Clock: clk, Epoch: clk.Now(), Rand: g.stream(0), Recorder: g.rec,

@@ -5,6 +5,3 @@ import "github.com/durasim/durasim/sim"
 // benchWorkload is the workload sim.Run draws for seed: the goroutine
 // runners submit the very same documents.
 func benchWorkload(cfg sim.Config, seed uint64) []sim.Doc { return sim.Workload(cfg, seed) }
-
-// benchSecrets lists what the invariant suite must never see leak.
-func benchSecrets(docs []sim.Doc) []string { return sim.Secrets(docs) }
