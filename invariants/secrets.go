@@ -23,6 +23,7 @@ const secretWindow = 12
 // secrets themselves.
 type secretIndex struct {
 	secrets SecretSource
+	scratch []byte      // the secret being filed or compared
 	slots   []int32     // bucket index + 1, by window hash (0: empty)
 	buckets []bucketRef // in the order created
 	placed  []placed
@@ -46,7 +47,7 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 	x := secretIndex{secrets: secrets}
 	long := 0
 	for i := range secrets.Len() {
-		if len(secrets.Secret(i)) >= secretWindow {
+		if len(x.secret(i)) >= secretWindow {
 			long++
 		}
 	}
@@ -59,8 +60,8 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 	x.buckets = make([]bucketRef, 0, long)
 	x.placed = make([]placed, 0, long)
 	for i := range secrets.Len() {
-		sec := secrets.Secret(i)
-		if sec == "" {
+		sec := x.secret(i)
+		if len(sec) == 0 {
 			continue // an empty secret is no secret (it occurs everywhere)
 		}
 		if len(sec) < secretWindow {
@@ -70,8 +71,8 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 		off := x.emptiestOffset(sec)
 		p := int32(len(x.placed))
 		x.placed = append(x.placed, placed{secret: int32(i), off: int32(off), next: -1})
-		slot := x.slot(sec[off : off+secretWindow])
-		if b := x.slots[slot]; b != 0 {
+		at := slot(&x, sec[off:off+secretWindow])
+		if b := x.slots[at]; b != 0 {
 			ref := &x.buckets[b-1]
 			x.placed[ref.last].next = p
 			ref.last = p
@@ -80,16 +81,22 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 			ref := bucketRef{first: p, last: p, n: 1}
 			copy(ref.window[:], sec[off:off+secretWindow])
 			x.buckets = append(x.buckets, ref)
-			x.slots[slot] = int32(len(x.buckets))
+			x.slots[at] = int32(len(x.buckets))
 		}
 	}
 	return x
 }
 
+// secret builds secret i into the scratch buffer; valid until the next call.
+func (x *secretIndex) secret(i int) []byte {
+	x.scratch = x.secrets.AppendSecret(x.scratch[:0], i)
+	return x.scratch
+}
+
 // collectShort lists the non-empty secrets, all shorter than the window.
 func (x *secretIndex) collectShort() {
 	for i := range x.secrets.Len() {
-		if x.secrets.Secret(i) != "" {
+		if len(x.secret(i)) > 0 {
 			x.short = append(x.short, i)
 		}
 	}
@@ -97,7 +104,7 @@ func (x *secretIndex) collectShort() {
 
 // hashWindow mixes the window's twelve bytes (a fixed function: the
 // table's layout, unlike a Go map's, is the same in every process).
-func hashWindow(w string) uint64 {
+func hashWindow[S string | []byte](w S) uint64 {
 	var a, b uint64
 	for i := 7; i >= 0; i-- {
 		a = a<<8 | uint64(w[i])
@@ -113,30 +120,30 @@ func hashWindow(w string) uint64 {
 
 // slot returns the table slot of window w: the one holding its bucket, or
 // the empty one where it would go.
-func (x *secretIndex) slot(w string) int {
+func slot[S string | []byte](x *secretIndex, w S) int {
 	mask := len(x.slots) - 1
 	for i := int(hashWindow(w)) & mask; ; i = (i + 1) & mask {
-		if b := x.slots[i]; b == 0 || string(x.buckets[b-1].window[:]) == w {
+		if b := x.slots[i]; b == 0 || string(x.buckets[b-1].window[:]) == string(w) {
 			return i
 		}
 	}
 }
 
 // bucket returns the bucket of window w, if any.
-func (x *secretIndex) bucket(w string) (*bucketRef, bool) {
-	if b := x.slots[x.slot(w)]; b != 0 {
+func findBucket[S string | []byte](x *secretIndex, w S) (*bucketRef, bool) {
+	if b := x.slots[slot(x, w)]; b != 0 {
 		return &x.buckets[b-1], true
 	}
 	return nil, false
 }
 
 // emptiestOffset picks, among five spread-out windows, the least used.
-func (x *secretIndex) emptiestOffset(sec string) int {
+func (x *secretIndex) emptiestOffset(sec []byte) int {
 	last := len(sec) - secretWindow
 	best, bestLen := 0, int32(-1)
 	for _, off := range [...]int{0, last / 4, last / 2, 3 * last / 4, last} {
 		var n int32
-		if b, ok := x.bucket(sec[off : off+secretWindow]); ok {
+		if b, ok := findBucket(x, sec[off:off+secretWindow]); ok {
 			n = b.n
 		}
 		if bestLen < 0 || n < bestLen {
@@ -149,7 +156,7 @@ func (x *secretIndex) emptiestOffset(sec string) int {
 // find returns the index of a secret occurring in text, or -1.
 func (x *secretIndex) find(text string) int {
 	for _, i := range x.short {
-		if strings.Contains(text, x.secrets.Secret(i)) {
+		if strings.Contains(text, string(x.secret(i))) {
 			return i
 		}
 	}
@@ -157,14 +164,14 @@ func (x *secretIndex) find(text string) int {
 		return -1
 	}
 	for i := 0; i+secretWindow <= len(text); i++ {
-		b, ok := x.bucket(text[i : i+secretWindow])
+		b, ok := findBucket(x, text[i:i+secretWindow])
 		if !ok {
 			continue
 		}
 		for k := b.first; k >= 0; k = x.placed[k].next {
 			p := &x.placed[k]
 			start := i - int(p.off)
-			if start >= 0 && strings.HasPrefix(text[start:], x.secrets.Secret(int(p.secret))) {
+			if start >= 0 && strings.HasPrefix(text[start:], string(x.secret(int(p.secret)))) {
 				return int(p.secret)
 			}
 		}

@@ -73,18 +73,18 @@ type Config struct {
 	SecretSource SecretSource
 }
 
-// SecretSource numbers the workload's secrets and builds each on demand.
-// Secret(i) must return the same text every time.
+// SecretSource numbers the workload's secrets and builds each on demand:
+// AppendSecret appends secret i to dst, the same bytes every time.
 type SecretSource interface {
 	Len() int
-	Secret(i int) string
+	AppendSecret(dst []byte, i int) []byte
 }
 
 // secretList is a SecretSource over texts held in memory.
 type secretList []string
 
-func (l secretList) Len() int            { return len(l) }
-func (l secretList) Secret(i int) string { return l[i] }
+func (l secretList) Len() int                              { return len(l) }
+func (l secretList) AppendSecret(dst []byte, i int) []byte { return append(dst, l[i]...) }
 
 // violations collects violations in the order they are found.
 type violations []Violation

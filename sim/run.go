@@ -189,6 +189,8 @@ func (r *run) start() {
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 	r.at(r.lastArrival+faultWindow, evQuiesce, 0, 0)
 	r.nextSample = tick
+	// One depth sample per tick until the faults stop, then the drain.
+	r.metrics.m.QueueDepth = make([]int32, 0, (r.lastArrival+2*faultWindow)/tick)
 }
 
 // now is the current virtual time in model units.

@@ -45,10 +45,13 @@ func (d *Doc) appendText(b []byte) []byte {
 }
 
 // ParseErr is what a failing parser would say: it quotes the text.
-func (d *Doc) ParseErr() string {
-	var buf [128]byte
-	t := d.appendText(buf[:0])
-	return "unexpected token near '" + string(t[:min(len(t), 40)]) + "'"
+func (d *Doc) ParseErr() string { return string(d.appendParseErr(nil)) }
+
+func (d *Doc) appendParseErr(b []byte) []byte {
+	b = append(b, "unexpected token near '"...)
+	start := len(b)
+	b = d.appendText(b)
+	return append(b[:min(len(b), start+40)], '\'')
 }
 
 // makeWorkload draws the documents from the workload stream. Document k of
@@ -128,11 +131,11 @@ type docSecrets []Doc
 
 func (d docSecrets) Len() int { return 2 * len(d) }
 
-func (d docSecrets) Secret(i int) string {
+func (d docSecrets) AppendSecret(dst []byte, i int) []byte {
 	if i%2 == 0 {
-		return d[i/2].Text()
+		return d[i/2].appendText(dst)
 	}
-	return d[i/2].ParseErr()
+	return d[i/2].appendParseErr(dst)
 }
 
 // selectDocs keeps only the documents listed in only (all when empty).

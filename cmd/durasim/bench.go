@@ -144,6 +144,9 @@ func runBench(cfg sim.Config, seeds, mockSeeds, rounds int, wt withT) (*benchRep
 	}
 	quiet := cfg
 	quiet.Swarm = false
+	// The collector is tuned as for `durasim run -seeds`, for every runner
+	// alike (the setting is the process's).
+	defer sweepGC(seeds)()
 	// Rounds interleave the runners, so a slow spell of a shared machine
 	// falls on all of them alike; the first round also warms caches and
 	// grows the heap for the rounds after it.
