@@ -16,6 +16,11 @@ func newBucket(c model.BucketConfig) bucket {
 	return bucket{cfg: c, tokens: int64(c.Capacity)}
 }
 
+// reset makes b what newBucket(c) returns, keeping its log's array.
+func (b *bucket) reset(c model.BucketConfig) {
+	*b = bucket{cfg: c, tokens: int64(c.Capacity), taken: b.taken[:0]}
+}
+
 // take spends a token at now; ok is false when none is left (or the
 // configuration gives no limit, in which case nothing is checked).
 func (b *bucket) take(now model.Time, seq uint64) (ok bool) {

@@ -25,7 +25,7 @@ type Final struct {
 // copied; jobs, rows and effects are read from s by [Suite.Finish], so s
 // must not change until Finish has returned.
 func FinalOf(s *model.System) Final {
-	return Final{DLQ: s.DLQEntries(), Audit: slices.Clone(s.Audit()), sys: s}
+	return Final{DLQ: s.DLQEntries(), Audit: s.Audit(), sys: s} // both return copies
 }
 
 // eachJob calls fn with the id and state of every job of the final state.
@@ -75,7 +75,12 @@ func (s *Suite) view(f Final) *finalView {
 	n := s.njobs
 	f.eachJob(func(id model.JobID, _ model.State) { n = max(n, int(id)+1) })
 	f.eachEffect(func(job model.JobID, _ model.Stage) { n = max(n, int(job)+1) })
-	v := &finalView{f: f, state: make([]model.State, n), known: make([]bool, n), effects: make([][model.StageDone]int32, n)}
+	v := &s.fv // reused: Finish runs once per seed, and a Suite may run many
+	v.reset()
+	v.f = f
+	v.state = slices.Grow(v.state, n)[:n]
+	v.known = slices.Grow(v.known, n)[:n]
+	v.effects = slices.Grow(v.effects, n)[:n]
 	for id := range s.njobs {
 		j := s.at(id)
 		v.state[id], v.known[id] = j.state, j.enqueued
@@ -99,6 +104,15 @@ func (s *Suite) view(f Final) *finalView {
 	return v
 }
 
+// reset empties the view, zeroing its arrays so they grow back as new.
+func (v *finalView) reset() {
+	v.f = Final{}
+	v.state = clearSlice(v.state)
+	v.known = clearSlice(v.known)
+	v.rows = clearSlice(v.rows)
+	v.effects = clearSlice(v.effects)
+}
+
 // row reports whether Final.Rows holds event id.
 func (v *finalView) row(id model.EventID) bool {
 	return id > 0 && id < model.EventID(len(v.rows)) && v.rows[id]
@@ -108,5 +122,5 @@ func growTo(b []bool, n int) []bool {
 	if n <= len(b) {
 		return b
 	}
-	return append(b, make([]bool, n-len(b))...)
+	return slices.Grow(b, n-len(b))[:n] // past len the array is zero (see reset)
 }

@@ -23,7 +23,8 @@ type job struct {
 // history tells it.
 type facts struct {
 	enqueued bool
-	keyOwned bool // its tenant owns its key: events matching both are fine
+	keyOwned bool  // its tenant owns its key: events matching both are fine
+	owner    int32 // index+1 in Suite.ownerList of its key's owner, from the enqueue
 	state    model.State
 	enqSeq   uint64 // the enqueue
 	endSeq   uint64 // the event that last made it terminal
@@ -63,11 +64,26 @@ func (t *jobTable) grow(n int) {
 		if k := len(t.pages); k > 0 {
 			t.pages[k-1] = growPage(t.pages[k-1], jobPage)
 		}
-		t.pages = append(t.pages, nil)
+		if len(t.pages) < cap(t.pages) {
+			t.pages = t.pages[:len(t.pages)+1] // a page kept by reset: empty and zeroed
+		} else {
+			t.pages = append(t.pages, nil)
+		}
 	}
 	k := len(t.pages) - 1
 	t.pages[k] = growPage(t.pages[k], (n-1)%jobPage+1)
 	t.njobs = n
+}
+
+// reset empties the table, keeping its pages zeroed for reuse: a job
+// holds strings, and a page grown back must read as new.
+func (t *jobTable) reset() {
+	for i, p := range t.pages {
+		clear(p)
+		t.pages[i] = p[:0]
+	}
+	t.pages = t.pages[:0]
+	t.njobs = 0
 }
 
 // growPage returns p with length n (at most jobPage), doubling its

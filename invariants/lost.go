@@ -43,6 +43,16 @@ type outboxTable struct {
 	base    model.EventID // events from 1 up to base-1 are retired
 	end     model.EventID // ids below end have been named (0: none yet)
 	retired []stageKey    // retired events not under their job's key
+	mem     []outboxEvent // live's whole array: retirement slices live past its start
+}
+
+// reset empties the table, keeping its array. Retired entries were zeroed
+// as they left; the live ones are zeroed here, so the array reads as new.
+func (t *outboxTable) reset() {
+	clear(t.live)
+	t.live = t.mem[:0]
+	t.base, t.end = 0, 0
+	t.retired = clearSlice(t.retired)
 }
 
 // complete reports whether nothing can happen to the event any more.
@@ -65,7 +75,11 @@ func (s *Suite) event(id model.EventID) (o *outboxEvent, retired bool) {
 	}
 	if id >= t.end {
 		n := int(id + 1 - t.base)
-		t.live = slices.Grow(t.live, n-len(t.live))[:n]
+		if n > cap(t.live) {
+			t.live = slices.Grow(t.live, n-len(t.live))
+			t.mem = t.live[:0]
+		}
+		t.live = t.live[:n]
 		t.end = id + 1
 	}
 	return &t.live[id-t.base], false
@@ -288,7 +302,8 @@ func (s *Suite) phantoms(v *finalView, out *violations) {
 
 // written is the set of (key, stage) with a dual write.
 func (s *Suite) written() map[stageKey]bool {
-	m := make(map[stageKey]bool, len(s.writes))
+	s.keySet = clearMap(s.keySet)
+	m := s.keySet
 	for _, w := range s.writes {
 		m[stageKey{w.key, w.stage}] = true
 	}
@@ -300,7 +315,8 @@ func (s *Suite) lostWrites(out *violations) {
 	if len(s.writes) == 0 {
 		return
 	}
-	published := make(map[stageKey]bool)
+	s.keySet2 = clearMap(s.keySet2)
+	published := s.keySet2
 	for i := range s.outbox.live {
 		if o := &s.outbox.live[i]; o.publish != 0 {
 			published[stageKey{o.key, o.stage}] = true

@@ -30,33 +30,32 @@ func (s *Suite) applyOnce(e *model.Event, j *job) {
 	if !e.OK || !e.HasStage {
 		return
 	}
-	first, dup := s.firstApplied(e.Key, e.Stage)
+	o := s.ownerOf(e.Key, j) // one lookup serves the check and the update
+	first, dup := s.firstApplied(o, e.Key, e.Stage)
 	if dup {
 		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice under key %s", e.Job, e.Stage, e.Key), first, e.Seq)
 	} else {
-		s.setApplied(e.Key, e.Stage, e.Seq)
+		s.setApplied(o, e.Key, e.Stage, e.Seq)
 	}
 	if j == nil || e.Stage >= model.StageDone {
 		return
 	}
-	o := &j.once
-	if o.first[e.Stage] == 0 {
-		o.first[e.Stage] = e.Seq
+	once := &j.once
+	if once.first[e.Stage] == 0 {
+		once.first[e.Stage] = e.Seq
 	} else if !dup {
-		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice, the second time under key %s", e.Job, e.Stage, e.Key), o.first[e.Stage], e.Seq)
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v applied twice, the second time under key %s", e.Job, e.Stage, e.Key), once.first[e.Stage], e.Seq)
 	}
-	if o.count[e.Stage] < 255 {
-		o.count[e.Stage]++
+	if once.count[e.Stage] < 255 {
+		once.count[e.Stage]++
 	}
 }
 
 // firstApplied returns the first applied effect of (key, stage): kept with
-// the key's owner when the key has one, else in s.applied.
-func (s *Suite) firstApplied(key string, st model.Stage) (seq uint64, ok bool) {
-	if st < model.StageDone {
-		if o, owned := s.owners[key]; owned && o.applied[st] != 0 {
-			return o.applied[st], true
-		}
+// the key's owner o when the key has one, else in s.applied.
+func (s *Suite) firstApplied(o *owner, key string, st model.Stage) (seq uint64, ok bool) {
+	if st < model.StageDone && o != nil && o.applied[st] != 0 {
+		return o.applied[st], true
 	}
 	if len(s.applied) == 0 {
 		return 0, false
@@ -68,13 +67,10 @@ func (s *Suite) firstApplied(key string, st model.Stage) (seq uint64, ok bool) {
 // setApplied records the first applied effect of (key, stage). A zero seq
 // (a hand-written history may have one) would read as "none" in the
 // owner's array, so it goes to the map.
-func (s *Suite) setApplied(key string, st model.Stage, seq uint64) {
-	if st < model.StageDone && seq != 0 {
-		if o, owned := s.owners[key]; owned {
-			o.applied[st] = seq
-			s.owners[key] = o
-			return
-		}
+func (s *Suite) setApplied(o *owner, key string, st model.Stage, seq uint64) {
+	if st < model.StageDone && seq != 0 && o != nil {
+		o.applied[st] = seq
+		return
 	}
 	s.applied[stageKey{key, st}] = seq
 }

@@ -20,6 +20,13 @@ type operatorLog struct {
 	reprocesses []reprocessRec
 }
 
+// reset empties the log, keeping its storage, with a full redrive bucket.
+func (l *operatorLog) reset(c model.BucketConfig) {
+	l.redrive.reset(c)
+	l.redrives = l.redrives[:0]
+	l.reprocesses = clearSlice(l.reprocesses)
+}
+
 type redriveRec struct {
 	seq uint64
 	job model.JobID
@@ -123,8 +130,8 @@ type auditLink struct {
 // finishOperator checks that every accepted reprocess and redrive is in
 // the audit log.
 func (s *Suite) finishOperator(v *finalView, out *violations) {
-	links := map[auditLink]bool{}
-	redriven := map[model.JobID]int{}
+	s.links, s.redriven = clearMap(s.links), clearMap(s.redriven)
+	links, redriven := s.links, s.redriven
 	for _, a := range v.f.Audit {
 		switch a.Action {
 		case "reprocess":

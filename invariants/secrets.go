@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -44,7 +45,19 @@ type placed struct {
 }
 
 func newSecretIndex(secrets SecretSource) secretIndex {
-	x := secretIndex{secrets: secrets}
+	var x secretIndex
+	x.reset(secrets)
+	return x
+}
+
+// reset indexes secrets, reusing the arrays of the previous index (none of
+// them holds a string, so truncating them forgets the old secrets).
+func (x *secretIndex) reset(secrets SecretSource) {
+	x.secrets = secrets
+	x.scratch = x.scratch[:0]
+	x.buckets = x.buckets[:0]
+	x.placed = x.placed[:0]
+	x.short = x.short[:0]
 	long := 0
 	for i := range secrets.Len() {
 		if len(x.secret(i)) >= secretWindow {
@@ -52,13 +65,19 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 		}
 	}
 	if long == 0 {
+		x.slots = x.slots[:0]
 		x.collectShort()
-		return x
+		return
 	}
 	// At most half full, so probes stay short.
-	x.slots = make([]int32, 1<<bits.Len(uint(2*long)))
-	x.buckets = make([]bucketRef, 0, long)
-	x.placed = make([]placed, 0, long)
+	if n := 1 << bits.Len(uint(2*long)); n <= cap(x.slots) {
+		x.slots = x.slots[:n]
+		clear(x.slots)
+	} else {
+		x.slots = make([]int32, n)
+	}
+	x.buckets = slices.Grow(x.buckets, long)
+	x.placed = slices.Grow(x.placed, long)
 	for i := range secrets.Len() {
 		sec := x.secret(i)
 		if len(sec) == 0 {
@@ -71,7 +90,7 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 		off := x.emptiestOffset(sec)
 		p := int32(len(x.placed))
 		x.placed = append(x.placed, placed{secret: int32(i), off: int32(off), next: -1})
-		at := slot(&x, sec[off:off+secretWindow])
+		at := slot(x, sec[off:off+secretWindow])
 		if b := x.slots[at]; b != 0 {
 			ref := &x.buckets[b-1]
 			x.placed[ref.last].next = p
@@ -84,7 +103,6 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 			x.slots[at] = int32(len(x.buckets))
 		}
 	}
-	return x
 }
 
 // secret builds secret i into the scratch buffer; valid until the next call.

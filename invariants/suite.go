@@ -15,35 +15,84 @@ type Suite struct {
 	drained bool
 	safety  violations
 
-	jobTable                         // jobs by id
-	owners   map[string]owner        // tenant-isolation: who owns each key
-	applied  map[stageKey]uint64     // exactly-once: first applied effect per (key, stage)
-	outbox   outboxTable             // nothing-lost: per EventID
-	writes   []dbWrite               // nothing-lost: dual writes
-	orphans  []dbWrite               // nothing-lost: publishes with no event id
-	promises map[model.JobID]promise // nothing-lost: promises of jobs not yet enqueued
-	ops      operatorLog             // reprocess-redrive
-	buckets  map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
-	secrets  secretIndex             // dlq-hygiene: finds any workload secret in a text
+	jobTable                          // jobs by id
+	owners    map[string]int32        // tenant-isolation: index+1 in ownerList of each key's owner
+	ownerList []owner                 // the owners, in order claimed: updated in place, no second map write
+	applied   map[stageKey]uint64     // exactly-once: first applied effect per (key, stage)
+	outbox    outboxTable             // nothing-lost: per EventID
+	writes    []dbWrite               // nothing-lost: dual writes
+	orphans   []dbWrite               // nothing-lost: publishes with no event id
+	promises  map[model.JobID]promise // nothing-lost: promises of jobs not yet enqueued
+	ops       operatorLog             // reprocess-redrive
+	buckets   map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
+	secrets   secretIndex             // dlq-hygiene: finds any workload secret in a text
+
+	// Scratch of Finish, kept so that a Suite reused across seeds
+	// (Reset) does not allocate them again; cleared before each use.
+	fv       finalView
+	keySet   map[stageKey]bool
+	keySet2  map[stageKey]bool
+	links    map[auditLink]bool
+	redriven map[model.JobID]int
 }
 
 // NewSuite returns a suite with no history.
 func NewSuite(cfg Config) *Suite {
-	s := &Suite{
-		cfg:      cfg,
-		owners:   map[string]owner{},
-		applied:  map[stageKey]uint64{},
-		buckets:  map[string]*bucket{},
-		promises: map[model.JobID]promise{},
-	}
+	s := new(Suite)
+	s.Reset(cfg)
+	return s
+}
+
+// Reset makes s exactly what NewSuite(cfg) returns, keeping its storage:
+// a sweep runs thousands of short seeds, and building each one's tables
+// anew was a tenth of its time. Every slice that holds strings is cleared
+// before it is truncated, so nothing of the previous run stays reachable,
+// and a table grown back over its array reads as new.
+func (s *Suite) Reset(cfg Config) {
+	s.cfg = cfg
+	s.drained = false
+	clear(s.safety)
+	s.safety = s.safety[:0]
+
+	s.jobTable.reset()
 	s.grow(1) // index 0 is unused
-	s.ops.redrive = newBucket(cfg.Model.Redrive)
+	s.owners = clearMap(s.owners)
+	clear(s.ownerList)
+	s.ownerList = s.ownerList[:0]
+	s.applied = clearMap(s.applied)
+	s.outbox.reset()
+	s.writes = clearSlice(s.writes)
+	s.orphans = clearSlice(s.orphans)
+	s.promises = clearMap(s.promises)
+	s.ops.reset(cfg.Model.Redrive)
+	s.buckets = clearMap(s.buckets)
+
 	var src SecretSource = secretList(cfg.Secrets)
 	if cfg.SecretSource != nil {
 		src = cfg.SecretSource
 	}
-	s.secrets = newSecretIndex(src)
-	return s
+	s.secrets.reset(src)
+
+	s.fv.reset()
+	clear(s.keySet) // the scratch maps are made on first use
+	clear(s.keySet2)
+	clear(s.links)
+	clear(s.redriven)
+}
+
+// clearMap empties m, making it if it is nil.
+func clearMap[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	clear(m)
+	return m
+}
+
+// clearSlice zeroes s and truncates it, keeping its array.
+func clearSlice[S ~[]E, E any](s S) S {
+	clear(s)
+	return s[:0]
 }
 
 // Check is the pure-function form for fixtures: it feeds history to a new
@@ -67,18 +116,28 @@ func (s *Suite) Drained(ok bool) { s.drained = ok }
 func (s *Suite) Failed() bool { return len(s.safety) > 0 }
 
 // Violations returns the safety violations found so far, in history order.
-func (s *Suite) Violations() []Violation { return slices.Clone(s.safety) }
+func (s *Suite) Violations() []Violation { return cloneViolations(s.safety) }
+
+// cloneViolations copies vs, nil when empty: a reset suite's empty list
+// keeps its array, yet must read as a fresh suite's nil one.
+func cloneViolations(vs []Violation) []Violation {
+	if len(vs) == 0 {
+		return nil
+	}
+	return slices.Clone(vs)
+}
 
 // Finish runs the end-of-run checks over f and returns every violation:
 // the safety ones in history order, then the final ones invariant by
 // invariant in the order of [Names]. It may be called more than once.
 func (s *Suite) Finish(f Final) []Violation {
 	v := s.view(f)
-	out := violations(slices.Clone(s.safety))
+	out := violations(cloneViolations(s.safety))
 	s.finishOnce(v, &out)
 	s.finishLost(v, &out)
 	s.finishHygiene(v, &out)
 	s.finishOperator(v, &out)
+	v.f = Final{} // the scratch view must not keep the system alive
 	return out
 }
 

@@ -21,12 +21,26 @@ type owner struct {
 
 // claimKey makes the enqueuing tenant the owner of a key nobody owns yet.
 func (s *Suite) claimKey(e *model.Event, j *job) {
-	o, ok := s.owners[e.Key]
+	i, ok := s.owners[e.Key]
 	if !ok {
-		o = owner{tenant: e.Tenant, seq: e.Seq}
-		s.owners[e.Key] = o
+		s.ownerList = append(s.ownerList, owner{tenant: e.Tenant, seq: e.Seq})
+		i = int32(len(s.ownerList))
+		s.owners[e.Key] = i
 	}
-	j.keyOwned = o.tenant == e.Tenant
+	j.owner = i
+	j.keyOwned = s.ownerList[i-1].tenant == e.Tenant
+}
+
+// ownerOf returns the owner of key, if it has one; j, when not nil, is
+// the event's job, whose own key's owner needs no map lookup.
+func (s *Suite) ownerOf(key string, j *job) *owner {
+	if j != nil && j.owner != 0 && key == j.key {
+		return &s.ownerList[j.owner-1]
+	}
+	if i, ok := s.owners[key]; ok {
+		return &s.ownerList[i-1]
+	}
+	return nil
 }
 
 // checkKey checks an event carrying a key. The common case, an event with
@@ -35,7 +49,8 @@ func (s *Suite) checkKey(e *model.Event, j *job) {
 	if j != nil && j.keyOwned && e.Key == j.key && e.Tenant == j.tenant {
 		return
 	}
-	o, owned := s.owners[e.Key]
+	o := s.ownerOf(e.Key, j)
+	owned := o != nil
 	if owned && e.Tenant != "" && e.Tenant != o.tenant {
 		s.report(TenantIsolation, e.Job, fmt.Sprintf("key %s of tenant %s carried by tenant %s (%v)",
 			e.Key, o.tenant, e.Tenant, e.Kind), o.seq, e.Seq)

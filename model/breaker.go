@@ -32,9 +32,16 @@ type Breaker struct {
 	passed   int32 // canaries that succeeded
 }
 
-func (b *Breaker) init(c BreakerConfig) {
-	b.cfg = c
-	b.window = make([]bool, c.Window)
+// newBreaker returns a closed breaker; its window reuses buf's array when
+// it is large enough.
+func newBreaker(c BreakerConfig, buf []bool) Breaker {
+	w := buf[:0]
+	if cap(w) < int(c.Window) {
+		w = make([]bool, c.Window)
+	}
+	w = w[:c.Window]
+	clear(w)
+	return Breaker{cfg: c, window: w}
 }
 
 // BreakerState returns the breaker's current state.

@@ -138,7 +138,12 @@ type AuditEntry struct {
 }
 
 // Audit returns the audit log.
-func (s *System) Audit() []AuditEntry { return slices.Clone(s.audit) }
+func (s *System) Audit() []AuditEntry {
+	if len(s.audit) == 0 {
+		return nil // as for a fresh System, whose log is nil, after a Reset too
+	}
+	return slices.Clone(s.audit)
+}
 
 // Redrive sends a dead job back to the queue after its dependency was
 // fixed: same job, same logical operation and idempotency key, so stages

@@ -164,21 +164,28 @@ func (s *System) CommitResultWithEvent(r CommitRequest) (CommitResult, error) {
 
 // commitDedupe is the correct commit: look the key up first.
 func commitDedupe(s *System, r CommitRequest) (CommitResult, error) {
-	if old, ok := s.outbox.lookup(r.Key); ok && old.has(r.Stage) {
+	old, ok := s.outbox.lookup(r.Key)
+	if ok && old.has(r.Stage) {
 		if old.stages[r.Stage].hash != r.PayloadHash {
 			return CommitResult{}, &IdempotencyConflictError{Key: StageKey(r.Key, r.Stage)}
 		}
 		st := old.stages[r.Stage]
 		return CommitResult{EventID: st.event, Value: st.value, Deduped: true}, nil
 	}
-	return s.outbox.insert(s.Now(), r), nil
+	return s.outbox.insertAt(s.Now(), r, old), nil
 }
 
 // insert writes a result and its pending event.
-func (o *Outbox) insert(now Time, r CommitRequest) CommitResult {
+func (o *Outbox) insert(now Time, r CommitRequest) CommitResult { return o.insertAt(now, r, nil) }
+
+// insertAt is insert given key's results when the caller already looked
+// them up (nil: not found), which saves hashing the key again.
+func (o *Outbox) insertAt(now Time, r CommitRequest, k *keyResults) CommitResult {
 	o.pending++
 	id := o.add(OutboxRow{Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job, CommittedAt: now})
-	k := o.keyFor(r.Key, r.Tenant, r.Job)
+	if k == nil { // add pushes rows, not keys, so a k found before stays valid
+		k = o.keyFor(r.Key, r.Tenant, r.Job)
+	}
 	k.set(r.Stage, stageResult{event: id, value: r.Value, hash: r.PayloadHash})
 	return CommitResult{EventID: id, Value: r.Value}
 }

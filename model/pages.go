@@ -42,3 +42,22 @@ func (t *pages[T]) push(v T) *T {
 	t.n++
 	return &pg[i]
 }
+
+// keptPages is how many pages reset keeps: enough for a typical short
+// seed, without holding a long run's whole table forever.
+const keptPages = 2
+
+// reset empties the table for reuse and returns it. The first pages keep
+// their arrays (push fills them again); their old entries are zeroed so
+// they keep nothing of the last run alive.
+func (t pages[T]) reset() pages[T] {
+	for k := range t.p {
+		clear(t.p[k])
+		t.p[k] = t.p[k][:0]
+	}
+	if len(t.p) > keptPages {
+		clear(t.p[keptPages:]) // drop the later pages for the collector
+		t.p = t.p[:keptPages]
+	}
+	return pages[T]{p: t.p}
+}

@@ -102,13 +102,12 @@ func (s *System) Enqueue(r EnqueueRequest) (JobID, error) {
 		deadline = s.cfg.Deadline
 	}
 	id := JobID(s.queue.jobs.len() + 1)
-	s.queue.jobs.push(Job{
+	j := s.queue.jobs.push(Job{
 		ID: id, Tenant: r.Tenant, Document: r.Document, Version: int32(r.Version), Key: key,
 		PayloadHash: r.PayloadHash, State: Pending, MaxAttempts: s.cfg.MaxAttempts,
 		CreatedAt: now, VisibleAt: now, DeadlineAt: now + deadline,
 		TokenBudget: s.cfg.TokenBudget, Origin: r.Origin,
 	})
-	j := s.job(id)
 	s.queue.byKey[key] = id
 	s.queue.live++
 	s.schedule(j, now)

@@ -42,26 +42,76 @@ type Env struct {
 // NewSystem returns an empty pipeline. cfg must be valid (see
 // Config.Validate); design nil means [Correct].
 func NewSystem(cfg Config, design *Design, env Env) *System {
+	s := new(System)
+	s.Reset(cfg, design, env)
+	return s
+}
+
+// Reset makes s exactly what NewSystem(cfg, design, env) returns, keeping its
+// storage: a sweep runs thousands of short seeds, and reusing the tables,
+// maps and heaps of the last one saves most of a seed's allocations.
+// Pointers handed out before (EachJob's *Job) are invalid afterwards.
+func (s *System) Reset(cfg Config, design *Design, env Env) {
 	if design == nil {
 		design = Correct()
 	}
 	if env.Recorder == nil {
 		env.Recorder = Discard
 	}
-	s := &System{
+	prev := *s // a copy, so the literal below cannot read what it overwrites
+	q, o, c, d := &prev.queue, &prev.outbox, &prev.consumer, &prev.dlq
+	// One composite literal: every field not named here is zeroed, so a
+	// field added later cannot survive a Reset by being forgotten.
+	*s = System{
 		cfg: cfg, design: design, clock: env.Clock, epoch: env.Epoch, rnd: env.Rand, rec: env.Recorder,
-		perTenantReprocess: map[string]*bucket{},
+		queue: queue{
+			jobs:      q.jobs.reset(),
+			ready:     readyHeap{items: reuseSlice(q.ready.items)},
+			byKey:     reuseMap(q.byKey),
+			cancelled: reuseSlice(q.cancelled),
+		},
+		outbox: Outbox{
+			results: reuseMap(o.results),
+			keys:    o.keys.reset(),
+			rows:    o.rows.reset(),
+			tenants: reuseSlice(o.tenants),
+		},
+		broker: Broker{msgs: prev.broker.msgs.reset()},
+		consumer: Consumer{
+			seen:    reuseSlice(c.seen),
+			applied: reuseMap(c.applied),
+			effects: c.effects.reset(),
+		},
+		dlq:                DLQ{entries: reuseMap(d.entries), order: reuseSlice(d.order)},
+		audit:              reuseSlice(prev.audit),
+		breaker:            newBreaker(cfg.Breaker, prev.breaker.window),
+		redrive:            newBucket(cfg.Redrive, 0),
+		perTenantReprocess: reuseMap(prev.perTenantReprocess),
 	}
 	if u, ok := env.Clock.(interface{ UnixNano() int64 }); ok {
 		s.unixNano, s.epochNanos = u.UnixNano, env.Epoch.UnixNano()
 	}
-	s.queue.byKey = map[string]JobID{}
-	s.outbox.results = map[string]int32{}
-	s.consumer.applied = map[string][StageDone]int32{}
-	s.dlq.entries = map[JobID]*Envelope{}
-	s.breaker.init(cfg.Breaker)
-	s.redrive = newBucket(cfg.Redrive, 0)
-	return s
+}
+
+// maxKeptMap bounds the maps Reset keeps: clearing a map costs its
+// capacity, not its length, so one huge run must not slow every later
+// small one down.
+const maxKeptMap = 1 << 14
+
+// reuseMap returns m emptied, or a new map if m is nil or was very large.
+func reuseMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil || len(m) > maxKeptMap {
+		return make(map[K]V)
+	}
+	clear(m)
+	return m
+}
+
+// reuseSlice returns s emptied, its array kept; the old entries are zeroed
+// so they keep nothing of the last run alive.
+func reuseSlice[T any](s []T) []T {
+	clear(s)
+	return s[:0]
 }
 
 // Config returns the system's configuration.

@@ -36,7 +36,14 @@ func (s *Stream) Reset(seed uint64) { s.pcg.Seed(splitmix(seed), splitmix(seed^0
 
 // Derive returns the sub-stream id of the root seed.
 func Derive(root uint64, id StreamID) *Stream {
-	return NewStream(splitmix(root) ^ splitmix(uint64(id)*0xbf58476d1ce4e5b9))
+	return NewStream(derivedSeed(root, id))
+}
+
+// ResetDerived makes s the stream Derive(root, id) returns, in place.
+func (s *Stream) ResetDerived(root uint64, id StreamID) { s.Reset(derivedSeed(root, id)) }
+
+func derivedSeed(root uint64, id StreamID) uint64 {
+	return splitmix(root) ^ splitmix(uint64(id)*0xbf58476d1ce4e5b9)
 }
 
 // Uint64 returns the next 64 random bits.

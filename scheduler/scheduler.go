@@ -23,6 +23,14 @@ func New(tie *Stream, h Handler) *Scheduler {
 	return &Scheduler{tie: tie, handler: h}
 }
 
+// Reset makes s what New(tie, h) returns, keeping the heap's backing array:
+// a runner of many seeds then schedules without growing it again.
+func (s *Scheduler) Reset(tie *Stream, h Handler) {
+	items := s.heap.items[:0]
+	*s = Scheduler{tie: tie, handler: h}
+	s.heap.items = items
+}
+
 // Now is the current virtual time.
 func (s *Scheduler) Now() Time { return s.now }
 

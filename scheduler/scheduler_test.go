@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -235,5 +236,52 @@ func TestClockUnixNanoMatchesNow(t *testing.T) {
 	c := s.Clock()
 	if c.UnixNano() != c.Now().UnixNano() {
 		t.Fatalf("UnixNano %d, Now().UnixNano() %d", c.UnixNano(), c.Now().UnixNano())
+	}
+}
+
+// A reset scheduler runs a schedule exactly as a new one does.
+func TestSchedulerResetIsNew(t *testing.T) {
+	trace := func(s *Scheduler, h *recordingHandler) []string {
+		for i := range 50 {
+			s.At(Time(i%7)*Millisecond, Event{Actor: int32(i)})
+		}
+		for s.Step() {
+		}
+		return h.seen
+	}
+	h1 := &recordingHandler{}
+	fresh := trace(New(NewStream(9), h1), h1)
+
+	h2 := &recordingHandler{}
+	dirty := New(NewStream(3), h2)
+	dirty.At(5*Second, Event{Actor: 99}) // left pending
+	dirty.Step()
+	dirty.At(9*Second, Event{Actor: 98})
+	h3 := &recordingHandler{}
+	dirty.Reset(NewStream(9), h3)
+	if dirty.Now() != 0 || dirty.Steps() != 0 || dirty.Pending() != 0 {
+		t.Fatalf("reset left now=%d steps=%d pending=%d", dirty.Now(), dirty.Steps(), dirty.Pending())
+	}
+	again := trace(dirty, h3)
+	if fmt.Sprint(fresh) != fmt.Sprint(again) {
+		t.Fatalf("reset scheduler ran\n%v\nnew one ran\n%v", again, fresh)
+	}
+}
+
+type recordingHandler struct{ seen []string }
+
+func (h *recordingHandler) Handle(ev Event) {
+	h.seen = append(h.seen, fmt.Sprintf("%d@%d#%d", ev.Actor, ev.At, ev.Seq()))
+}
+
+func TestResetDerivedIsDerive(t *testing.T) {
+	s := NewStream(77)
+	s.Uint64()
+	s.ResetDerived(42, StreamFaults)
+	d := Derive(42, StreamFaults)
+	for range 10 {
+		if a, b := s.Uint64(), d.Uint64(); a != b {
+			t.Fatalf("ResetDerived gives %x, Derive %x", a, b)
+		}
 	}
 }

@@ -12,8 +12,9 @@ func BenchmarkSeed(b *testing.B) {
 	cfg := sim.DefaultConfig()
 	var events uint64
 	b.ReportAllocs()
+	rn := sim.NewRunner()
 	for i := 0; b.Loop(); i++ {
-		res, err := sim.Run(cfg, uint64(i+1))
+		res, err := rn.Run(cfg, uint64(i+1))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -82,6 +82,7 @@ type run struct {
 	metrics   *metricsRecorder
 	docs      []Doc
 	lat, ops  *scheduler.Stream
+	tie       *scheduler.Stream // the scheduler's tie-breaking stream
 
 	workers    []worker
 	parked     []int32    // idle workers waiting for work, most recent last
@@ -113,40 +114,107 @@ type restartable struct {
 }
 
 // Run executes one seed of cfg and checks every invariant.
-func Run(cfg Config, seed uint64) (*Result, error) {
+func Run(cfg Config, seed uint64) (*Result, error) { return NewRunner().Run(cfg, seed) }
+
+// Runner runs seeds one after another, reusing the memory of the previous
+// run — event heap, model tables, invariant suite, workload — so a sweep
+// of short seeds does not allocate and collect a whole pipeline per seed.
+// Only memory is carried over: a seed's trace is the same on a fresh
+// Runner, a reused one, and Run. A Result owns its data; it stays valid
+// after the next Run. A Runner is not safe for concurrent use: give each
+// goroutine its own.
+type Runner struct{ r *run }
+
+// NewRunner returns a Runner with nothing to reuse yet.
+func NewRunner() *Runner { return &Runner{} }
+
+// Run executes one seed of cfg and checks every invariant.
+func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	r := newRun(cfg, seed)
+	if rn.r == nil {
+		rn.r = &run{}
+	}
+	r := rn.r
+	r.reset(cfg, seed)
 	r.loop()
 	return r.result(), nil
 }
 
-func newRun(cfg Config, seed uint64) *run {
-	design, _ := model.LookupDesign(cfg.Variant)
-	r := &run{cfg: cfg, seed: seed, design: design}
-	r.docs = Workload(cfg, seed)
-	r.lat = scheduler.Derive(seed, scheduler.StreamLatency)
-	r.ops = scheduler.Derive(seed, scheduler.StreamOperator)
-	r.sched = scheduler.New(scheduler.Derive(seed, scheduler.StreamSchedule), r)
-	r.suite = invariants.NewSuite(invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs)})
+// reset prepares r for one seed of cfg: every field starts as in a new
+// run; the previous run's storage is kept only as capacity.
+func (r *run) reset(cfg Config, seed uint64) {
+	old := *r
+	*r = run{cfg: cfg, seed: seed}
+	r.design, _ = model.LookupDesign(cfg.Variant)
+	r.docs = workloadInto(old.docs, cfg, seed)
+	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
+		derived(old.tie, seed, scheduler.StreamSchedule)
+	if r.sched = old.sched; r.sched == nil {
+		r.sched = scheduler.New(r.tie, r)
+	} else {
+		r.sched.Reset(r.tie, r)
+	}
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs)}
+	if r.suite = old.suite; r.suite == nil {
+		r.suite = invariants.NewSuite(icfg)
+	} else {
+		r.suite.Reset(icfg)
+	}
 	// One record per document, plus a few for resubmits and reprocesses:
 	// sized up front so a large run does not hold two copies while growing.
+	// Metrics are the Result's, so they are never reused.
 	r.metrics = &metricsRecorder{}
 	r.metrics.m.Docs = make([]DocMetrics, 0, len(r.docs)+len(r.docs)/16)
 	r.metrics.firstLeased = make([]bool, 0, cap(r.metrics.m.Docs))
 	r.metrics.reviewCommit = make([]model.Time, 0, cap(r.metrics.m.Docs))
 	r.metrics.m.Tick = tick
-	r.rec = newRecorder(cfg.KeepTrace, r.suite, r.metrics)
-	r.sys = model.NewSystem(cfg.Model, design, model.Env{
-		Clock: r.sched.Clock(), Epoch: scheduler.Epoch, Rand: r.lat, Recorder: r.rec,
-	})
+	r.rec = old.rec
+	if r.rec == nil {
+		r.rec = &recorder{}
+	}
+	r.rec.reset(cfg.KeepTrace, r.suite, r.metrics)
+	env := model.Env{Clock: r.sched.Clock(), Epoch: scheduler.Epoch, Rand: r.lat, Recorder: r.rec}
+	if r.sys = old.sys; r.sys == nil {
+		r.sys = model.NewSystem(cfg.Model, r.design, env)
+	} else {
+		r.sys.Reset(cfg.Model, r.design, env)
+	}
 	r.inj = r.newInjector()
-	r.crossings = make([]int32, len(model.Boundaries())+1)
+	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
-	r.operator.tried = map[model.JobID]bool{}
+	r.operator.tried = old.operator.tried
+	if r.operator.tried == nil {
+		r.operator.tried = map[model.JobID]bool{}
+	}
+	clear(r.operator.tried)
+	r.workers = resized(old.workers, int(cfg.Workers))
+	r.parked = old.parked[:0]
+	r.jobDoc = old.jobDoc[:0]
+	r.docJob = resized(old.docJob, len(r.docs))
 	r.start()
-	return r
+}
+
+// derived returns s reset to the stream Derive(seed, id) gives (a new one
+// when s is nil).
+func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler.Stream {
+	if s == nil {
+		return scheduler.Derive(seed, id)
+	}
+	s.ResetDerived(seed, id)
+	return s
+}
+
+// resized returns s with length n, every element zero, reusing its array
+// when it is large enough.
+func resized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 func (r *run) newInjector() *faults.Injector {
@@ -173,7 +241,6 @@ func (r *run) crossing(b model.Boundary, worker int32) faults.Action {
 // start schedules the first events: arrivals, idle workers, relay,
 // operator and the tick.
 func (r *run) start() {
-	r.workers = make([]worker, r.cfg.Workers)
 	for i := range r.workers {
 		w := &r.workers[i]
 		w.id = int32(i)
@@ -183,7 +250,6 @@ func (r *run) start() {
 	// holds one of them at a time however large the workload.
 	r.at(r.docs[0].Arrival, evNextArrival, 0, 0)
 	r.arrivalsLeft = len(r.docs)
-	r.docJob = make([]model.JobID, len(r.docs))
 	r.lastArrival = r.docs[len(r.docs)-1].Arrival
 	r.wakeRelay(0)
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})

@@ -9,6 +9,7 @@ import (
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/simtest"
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -192,6 +193,41 @@ func TestBadConfig(t *testing.T) {
 		_, err := sim.Run(cfg, 1)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want error containing %q, got %v", want, err)
+		}
+	}
+}
+
+// TestRunnerReuseIsFresh: a Runner carried across seeds of different
+// designs, sizes and options gives every seed the result a fresh run
+// gives — the reuse of memory leaks no state from one seed to the next.
+func TestRunnerReuseIsFresh(t *testing.T) {
+	rn := sim.NewRunner()
+	variants := append([]string{"correct"}, model.VariantNames()...)
+	for i := range 60 {
+		cfg := sim.DefaultConfig()
+		cfg.Variant = variants[i%len(variants)]
+		cfg.Docs = int32(4 + (i*7)%40)
+		cfg.Workers = int32(1 + i%6)
+		cfg.KeepTrace = i%3 == 0
+		if i%5 == 0 {
+			cfg.Only = []int32{1, 3}
+		}
+		seed := uint64(1000 + i)
+		reused, err := rn.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := sim.Run(cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reused.Hash != fresh.Hash || reused.Events != fresh.Events || reused.Steps != fresh.Steps ||
+			len(reused.Violations) != len(fresh.Violations) || len(reused.Trace) != len(fresh.Trace) {
+			t.Fatalf("run %d (%s, seed %d): reused runner gave hash %016x, %d events, %d violations; a fresh run %016x, %d, %d",
+				i, cfg.Variant, seed, reused.Hash, reused.Events, len(reused.Violations), fresh.Hash, fresh.Events, len(fresh.Violations))
+		}
+		if d := cmp.Diff(fresh.Metrics, reused.Metrics); d != "" {
+			t.Fatalf("run %d: metrics differ (-fresh +reused):\n%s", i, d)
 		}
 	}
 }

@@ -57,8 +57,13 @@ type recorder struct {
 // hashSeed starts the trace hash (FNV-1a's offset basis).
 const hashSeed = 14695981039346656037
 
-func newRecorder(keep bool, suite *invariants.Suite, m *metricsRecorder) *recorder {
-	return &recorder{TraceHasher: *NewTraceHasher(), keep: keep, suite: suite, metrics: m}
+// reset makes r a recorder of an empty trace, keeping its line buffer.
+func (r *recorder) reset(keep bool, suite *invariants.Suite, m *metricsRecorder) {
+	line := r.line[:0]
+	if line == nil {
+		line = make([]byte, 0, 256)
+	}
+	*r = recorder{TraceHasher: TraceHasher{hash: hashSeed, line: line}, keep: keep, suite: suite, metrics: m}
 }
 
 // hashEvent folds one event into the running hash: every field that its

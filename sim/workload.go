@@ -57,8 +57,8 @@ func (d *Doc) appendParseErr(b []byte) []byte {
 // makeWorkload draws the documents from the workload stream. Document k of
 // a larger workload is the same as document k of a smaller one with the
 // same seed, which is what lets the shrinker drop documents.
-func makeWorkload(r *scheduler.Stream, cfg Config) []Doc {
-	docs := make([]Doc, cfg.Docs)
+func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc) []Doc {
+	docs = resized(docs, int(cfg.Docs))
 	at := model.Time(0)
 	// Swarm testing applies to the workload too: each seed has its own
 	// share of long documents (none to three in four), the ones that need
@@ -117,8 +117,11 @@ func hashBytes(b []byte) uint64 {
 // Workload returns the documents a run of cfg with seed submits (after
 // cfg.Only), exactly as Run draws them: other runners (benchmarks, SQL
 // backends) drive the same workload.
-func Workload(cfg Config, seed uint64) []Doc {
-	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg), cfg.Only)
+func Workload(cfg Config, seed uint64) []Doc { return workloadInto(nil, cfg, seed) }
+
+// workloadInto is Workload drawn into docs' array when it is large enough.
+func workloadInto(docs []Doc, cfg Config, seed uint64) []Doc {
+	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg, docs), cfg.Only)
 }
 
 // Secrets numbers the document texts and raw errors of a workload (text

@@ -72,8 +72,9 @@ func Sweep(t *testing.T, cfg sim.Config, n int) *sim.Summary {
 	t.Helper()
 	cfg.StopOnViolation = true
 	sum := sim.NewSummary(cfg.Variant)
+	rn := sim.NewRunner()
 	for _, seed := range Seeds(t, n) {
-		res, err := sim.Run(cfg, seed)
+		res, err := rn.Run(cfg, seed)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

@@ -182,9 +182,10 @@ func runBench(cfg sim.Config, seeds, mockSeeds, rounds int, wt withT) (*benchRep
 
 func benchDurasim(cfg sim.Config, seeds int) (*benchRunner, error) {
 	r := &benchRunner{Seeds: seeds}
+	rn := sim.NewRunner() // as each goroutine of run -seeds has
 	timer := startTimer()
 	for s := 1; s <= seeds; s++ {
-		res, err := sim.Run(cfg, uint64(s))
+		res, err := rn.Run(cfg, uint64(s))
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
@@ -217,19 +218,20 @@ func benchFloor(events uint64) *benchRunner {
 
 func benchSynctest(cfg sim.Config, seeds int, wt withT) (*benchRunner, error) {
 	r := &benchRunner{Seeds: seeds}
+	reuse := &goReuse{}
 	var sum goSummary
 	var took elapsed
 	err := wt(func(t *testing.T) {
 		timer := startTimer()
 		for s := 1; s <= seeds; s++ {
-			res := runSynctestSeed(t, cfg, uint64(s))
+			res := runSynctestSeed(t, cfg, uint64(s), reuse)
 			sum.add(uint64(s), res)
 			if s == 1 {
 				r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", res.hash))
 			}
 		}
 		took = timer.stop()
-		r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", runSynctestSeed(t, cfg, 1).hash))
+		r.Hashes = append(r.Hashes, fmt.Sprintf("%016x", runSynctestSeed(t, cfg, 1, reuse).hash))
 	})
 	if err != nil {
 		return nil, err
@@ -244,11 +246,12 @@ func benchSynctest(cfg sim.Config, seeds int, wt withT) (*benchRunner, error) {
 
 func benchMock(cfg sim.Config, seeds int) (*benchRunner, int, error) {
 	r := &benchRunner{Seeds: seeds}
+	reuse := &goReuse{}
 	var sum goSummary
 	sets := 0
 	timer := startTimer()
 	for s := 1; s <= seeds; s++ {
-		res, n, err := runMockSeed(cfg, uint64(s))
+		res, n, err := runMockSeed(cfg, uint64(s), reuse)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -259,7 +262,7 @@ func benchMock(cfg sim.Config, seeds int) (*benchRunner, int, error) {
 		}
 	}
 	took := timer.stop()
-	again, _, err := runMockSeed(cfg, 1)
+	again, _, err := runMockSeed(cfg, 1, reuse)
 	if err != nil {
 		return nil, 0, err
 	}

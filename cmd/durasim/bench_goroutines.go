@@ -66,13 +66,30 @@ type goResult struct {
 	violations []invariants.Violation
 }
 
-func newGoRun(cfg sim.Config, seed uint64, clk model.Clock, pace pacer) *goRun {
+// goReuse carries a model and an invariant suite from one seed to the
+// next, as sim.Runner does for durasim: the goroutine runners get the same
+// saving, so the comparison is of the runners, not of their allocations.
+type goReuse struct {
+	sys   *model.System
+	suite *invariants.Suite
+}
+
+func newGoRun(cfg sim.Config, seed uint64, clk model.Clock, pace pacer, reuse *goReuse) *goRun {
 	g := &goRun{cfg: cfg, seed: seed, pace: pace, docs: benchWorkload(cfg, seed)}
-	suite := invariants.NewSuite(invariants.Config{Model: cfg.Model, SecretSource: sim.Secrets(g.docs)})
-	g.rec = newHashRecorder(suite)
-	g.sys = model.NewSystem(cfg.Model, nil, model.Env{
-		Clock: clk, Epoch: clk.Now(), Rand: g.stream(0), Recorder: g.rec,
-	})
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: sim.Secrets(g.docs)}
+	if reuse.suite == nil {
+		reuse.suite = invariants.NewSuite(icfg)
+	} else {
+		reuse.suite.Reset(icfg)
+	}
+	g.rec = newHashRecorder(reuse.suite)
+	env := model.Env{Clock: clk, Epoch: clk.Now(), Rand: g.stream(0), Recorder: g.rec}
+	if reuse.sys == nil {
+		reuse.sys = model.NewSystem(cfg.Model, nil, env)
+	} else {
+		reuse.sys.Reset(cfg.Model, nil, env)
+	}
+	g.sys = reuse.sys
 	g.parked = make([]bool, cfg.Workers)
 	g.workerKick = make([]chan struct{}, cfg.Workers)
 	for i := range g.workerKick {

@@ -187,9 +187,9 @@ func (p *mockPacer) drive() error {
 }
 
 // runMockSeed runs one seed with the clock.Mock pacer.
-func runMockSeed(cfg sim.Config, seed uint64) (goResult, int, error) {
+func runMockSeed(cfg sim.Config, seed uint64, reuse *goReuse) (goResult, int, error) {
 	p := newMockPacer()
-	g := newGoRun(cfg, seed, p.mock, p)
+	g := newGoRun(cfg, seed, p.mock, p, reuse)
 	g.start()
 	if err := p.drive(); err != nil {
 		return goResult{}, p.sets, err

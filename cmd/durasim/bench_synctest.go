@@ -53,13 +53,13 @@ func (p *bubblePacer) kick(ch chan struct{}) {
 
 // runSynctestSeed runs one seed inside a synctest bubble. It must be
 // called with a *testing.T that is not itself in a bubble.
-func runSynctestSeed(t *testing.T, cfg sim.Config, seed uint64) goResult {
+func runSynctestSeed(t *testing.T, cfg sim.Config, seed uint64, reuse *goReuse) goResult {
 	var res goResult
 	synctest.Test(t, func(*testing.T) {
 		p := &bubblePacer{exited: make(chan struct{}, cfg.Workers+3)}
 		// clock.New() is the production clock: it reads the time package,
 		// which the bubble fakes (it starts at 2000-01-01 00:00 UTC).
-		g := newGoRun(cfg, seed, clock.New(), p)
+		g := newGoRun(cfg, seed, clock.New(), p, reuse)
 		g.start()
 		for range cfg.Workers + 3 {
 			<-p.exited

@@ -158,8 +158,9 @@ func firstCatch(variant string, seeds []uint64) search {
 	cfg := sim.DefaultConfig()
 	cfg.Variant, cfg.StopOnViolation = variant, true
 	start := time.Now()
+	rn := sim.NewRunner()
 	for i, seed := range seeds {
-		res, err := sim.Run(cfg, seed)
+		res, err := rn.Run(cfg, seed)
 		if err == nil && res.Failed() {
 			return search{res: res, tried: i + 1, wall: time.Since(start)}
 		}

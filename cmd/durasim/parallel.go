@@ -19,8 +19,9 @@ import (
 func runOrdered(cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) error {
 	n = min(n, len(seeds))
 	if n <= 1 {
+		rn := sim.NewRunner()
 		for _, s := range seeds {
-			res, err := sim.Run(cfg, s)
+			res, err := rn.Run(cfg, s)
 			if err != nil {
 				return err
 			}
@@ -69,12 +70,13 @@ func newPool(cfg sim.Config, seeds []uint64, n int) *pool {
 
 func (p *pool) work() {
 	defer p.wg.Done()
+	rn := sim.NewRunner() // one per goroutine: it reuses memory across seeds
 	for range p.free {
 		i := int(p.next.Add(1) - 1)
 		if i >= len(p.seeds) {
 			return
 		}
-		res, err := sim.Run(p.cfg, p.seeds[i])
+		res, err := rn.Run(p.cfg, p.seeds[i])
 		p.out <- seedDone{i: i, res: res, err: err}
 	}
 }
