@@ -24,6 +24,11 @@ const secretWindow = 12
 // secrets themselves.
 type secretIndex struct {
 	secrets SecretSource
+	// The index is built at the first text long enough to hold a secret:
+	// most texts checked (keys, tenants, event texts) are shorter than any
+	// document, and many runs never check a longer one.
+	built  bool
+	minLen int // no secret is shorter (0: unknown)
 	scratch []byte      // the secret being filed or compared
 	slots   []int32     // bucket index + 1, by window hash (0: empty)
 	buckets []bucketRef // in the order created
@@ -50,10 +55,19 @@ func newSecretIndex(secrets SecretSource) secretIndex {
 	return x
 }
 
-// reset indexes secrets, reusing the arrays of the previous index (none of
-// them holds a string, so truncating them forgets the old secrets).
+// reset makes x an index of secrets, to be built when first needed.
 func (x *secretIndex) reset(secrets SecretSource) {
-	x.secrets = secrets
+	x.secrets, x.built, x.minLen = secrets, false, 0
+	if m, ok := secrets.(interface{ MinLen() int }); ok {
+		x.minLen = m.MinLen()
+	}
+}
+
+// build indexes the secrets, reusing the arrays of the previous index (none
+// of them holds a string, so truncating them forgets the old secrets).
+func (x *secretIndex) build() {
+	x.built = true
+	secrets := x.secrets
 	x.scratch = x.scratch[:0]
 	x.buckets = x.buckets[:0]
 	x.placed = x.placed[:0]
@@ -173,6 +187,12 @@ func (x *secretIndex) emptiestOffset(sec []byte) int {
 
 // find returns the index of a secret occurring in text, or -1.
 func (x *secretIndex) find(text string) int {
+	if !x.built {
+		if len(text) < x.minLen {
+			return -1
+		}
+		x.build()
+	}
 	for _, i := range x.short {
 		if strings.Contains(text, string(x.secret(i))) {
 			return i

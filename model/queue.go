@@ -24,6 +24,11 @@ func (s *System) Job(id JobID) (Job, bool) {
 	return Job{}, false
 }
 
+// JobRef is Job without the copy, for a host's hot path: the job it points
+// to is read-only to the caller and valid until the next call that changes
+// the System. Nil when no such job exists.
+func (s *System) JobRef(id JobID) *Job { return s.job(id) }
+
 // Jobs returns how many jobs were ever enqueued.
 func (s *System) Jobs() int { return s.queue.jobs.len() }
 

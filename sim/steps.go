@@ -42,7 +42,7 @@ func (r *run) stepWork(w *worker) {
 
 func (r *run) startWork(w *worker, now model.Time) {
 	d := &r.docs[w.doc]
-	job, _ := r.sys.Job(w.lease.Job)
+	job := r.sys.JobRef(w.lease.Job)
 	latency, tokens := r.dbLatency()+model.Time(r.lat.Int64N(10))*model.Millisecond, int64(0)
 	w.workErr = nil
 	if w.stage == model.StageExtract {
@@ -117,7 +117,7 @@ func (r *run) finishDead(w *worker) {
 // ambiguous commit (it happened, the caller saw a timeout) is retried with
 // the same key, which the outbox must absorb.
 func (r *run) stepCommit(w *worker) {
-	job, _ := r.sys.Job(w.lease.Job)
+	job := r.sys.JobRef(w.lease.Job)
 	_, err := r.sys.CommitResultWithEvent(model.CommitRequest{
 		Actor: r.actor(w), Job: w.lease.Job, Tenant: job.Tenant, Key: job.Key,
 		Stage: w.stage, PayloadHash: job.PayloadHash, Value: w.value,
@@ -160,7 +160,7 @@ func (r *run) stepAck(w *worker) {
 // it does, the stage counts as done and nothing is published again — which
 // is how the event of a crash between the two calls is lost for good.
 func (r *run) stepDBWrite(w *worker) {
-	job, _ := r.sys.Job(w.lease.Job)
+	job := r.sys.JobRef(w.lease.Job)
 	if _, done := r.sys.Committed(job.Key, w.stage); done {
 		w.step++ // skip the publish: "already done"
 		r.advance(w, model.NoBoundary)
@@ -171,7 +171,7 @@ func (r *run) stepDBWrite(w *worker) {
 }
 
 func (r *run) stepPublish(w *worker) {
-	job, _ := r.sys.Job(w.lease.Job)
+	job := r.sys.JobRef(w.lease.Job)
 	if msg, ok := r.sys.PublishDirect(r.actor(w), job.Key, w.stage); ok {
 		r.brokerPublish(msg)
 	}

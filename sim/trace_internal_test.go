@@ -17,7 +17,7 @@ func TestHashEventPinned(t *testing.T) {
 	} {
 		h = hashEvent(h, &e)
 	}
-	if h != 0x546ef44dae0c9f27 {
+	if h != 0x37a4c415cc5c3906 {
 		t.Fatalf("hash = %#x", h)
 	}
 }
