@@ -27,8 +27,8 @@ type secretIndex struct {
 	// The index is built at the first text long enough to hold a secret:
 	// most texts checked (keys, tenants, event texts) are shorter than any
 	// document, and many runs never check a longer one.
-	built  bool
-	minLen int // no secret is shorter (0: unknown)
+	built   bool
+	minLen  int         // no secret is shorter (0: unknown)
 	scratch []byte      // the secret being filed or compared
 	slots   []int32     // bucket index + 1, by window hash (0: empty)
 	buckets []bucketRef // in the order created
