@@ -3,6 +3,7 @@ package invariants
 import (
 	"slices"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
@@ -107,10 +108,10 @@ func (s *Suite) view(f Final) *finalView {
 // reset empties the view, zeroing its arrays so they grow back as new.
 func (v *finalView) reset() {
 	v.f = Final{}
-	v.state = clearSlice(v.state)
-	v.known = clearSlice(v.known)
-	v.rows = clearSlice(v.rows)
-	v.effects = clearSlice(v.effects)
+	v.state = reuse.Slice(v.state)
+	v.known = reuse.Slice(v.known)
+	v.rows = reuse.Slice(v.rows)
+	v.effects = reuse.Slice(v.effects)
 }
 
 // row reports whether Final.Rows holds event id.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
@@ -52,7 +53,7 @@ func (t *outboxTable) reset() {
 	clear(t.live)
 	t.live = t.mem[:0]
 	t.base, t.end = 0, 0
-	t.retired = clearSlice(t.retired)
+	t.retired = reuse.Slice(t.retired)
 }
 
 // complete reports whether nothing can happen to the event any more.
@@ -302,7 +303,7 @@ func (s *Suite) phantoms(v *finalView, out *violations) {
 
 // written is the set of (key, stage) with a dual write.
 func (s *Suite) written() map[stageKey]bool {
-	s.keySet = clearMap(s.keySet)
+	s.keySet = reuse.Map(s.keySet)
 	m := s.keySet
 	for _, w := range s.writes {
 		m[stageKey{w.key, w.stage}] = true
@@ -315,7 +316,7 @@ func (s *Suite) lostWrites(out *violations) {
 	if len(s.writes) == 0 {
 		return
 	}
-	s.keySet2 = clearMap(s.keySet2)
+	s.keySet2 = reuse.Map(s.keySet2)
 	published := s.keySet2
 	for i := range s.outbox.live {
 		if o := &s.outbox.live[i]; o.publish != 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
@@ -24,7 +25,7 @@ type operatorLog struct {
 func (l *operatorLog) reset(c model.BucketConfig) {
 	l.redrive.reset(c)
 	l.redrives = l.redrives[:0]
-	l.reprocesses = clearSlice(l.reprocesses)
+	l.reprocesses = reuse.Slice(l.reprocesses)
 }
 
 type redriveRec struct {
@@ -130,7 +131,7 @@ type auditLink struct {
 // finishOperator checks that every accepted reprocess and redrive is in
 // the audit log.
 func (s *Suite) finishOperator(v *finalView, out *violations) {
-	s.links, s.redriven = clearMap(s.links), clearMap(s.redriven)
+	s.links, s.redriven = reuse.Map(s.links), reuse.Map(s.redriven)
 	links, redriven := s.links, s.redriven
 	for _, a := range v.f.Audit {
 		switch a.Action {

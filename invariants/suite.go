@@ -3,6 +3,7 @@ package invariants
 import (
 	"slices"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
@@ -51,21 +52,19 @@ func NewSuite(cfg Config) *Suite {
 func (s *Suite) Reset(cfg Config) {
 	s.cfg = cfg
 	s.drained = false
-	clear(s.safety)
-	s.safety = s.safety[:0]
+	s.safety = reuse.Slice(s.safety)
 
 	s.jobTable.reset()
 	s.grow(1) // index 0 is unused
-	s.owners = clearMap(s.owners)
-	clear(s.ownerList)
-	s.ownerList = s.ownerList[:0]
-	s.applied = clearMap(s.applied)
+	s.owners = reuse.Map(s.owners)
+	s.ownerList = reuse.Slice(s.ownerList)
+	s.applied = reuse.Map(s.applied)
 	s.outbox.reset()
-	s.writes = clearSlice(s.writes)
-	s.orphans = clearSlice(s.orphans)
-	s.promises = clearMap(s.promises)
+	s.writes = reuse.Slice(s.writes)
+	s.orphans = reuse.Slice(s.orphans)
+	s.promises = reuse.Map(s.promises)
 	s.ops.reset(cfg.Model.Redrive)
-	s.buckets = clearMap(s.buckets)
+	s.buckets = reuse.Map(s.buckets)
 
 	var src SecretSource = secretList(cfg.Secrets)
 	if cfg.SecretSource != nil {
@@ -78,21 +77,6 @@ func (s *Suite) Reset(cfg Config) {
 	clear(s.keySet2)
 	clear(s.links)
 	clear(s.redriven)
-}
-
-// clearMap empties m, making it if it is nil.
-func clearMap[M ~map[K]V, K comparable, V any](m M) M {
-	if m == nil {
-		return M{}
-	}
-	clear(m)
-	return m
-}
-
-// clearSlice zeroes s and truncates it, keeping its array.
-func clearSlice[S ~[]E, E any](s S) S {
-	clear(s)
-	return s[:0]
 }
 
 // Check is the pure-function form for fixtures: it feeds history to a new

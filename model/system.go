@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"github.com/durasim/durasim/internal/reuse"
+)
 
 // System is the durable state of the pipeline: queue, outbox, broker,
 // consumer ledger, DLQ, audit log, breaker and rate limiters. It survives
@@ -66,52 +70,31 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 		cfg: cfg, design: design, clock: env.Clock, epoch: env.Epoch, rnd: env.Rand, rec: env.Recorder,
 		queue: queue{
 			jobs:      q.jobs.reset(),
-			ready:     readyHeap{items: reuseSlice(q.ready.items)},
-			byKey:     reuseMap(q.byKey),
-			cancelled: reuseSlice(q.cancelled),
+			ready:     readyHeap{items: reuse.Slice(q.ready.items)},
+			byKey:     reuse.Map(q.byKey),
+			cancelled: reuse.Slice(q.cancelled),
 		},
 		outbox: Outbox{
-			results: reuseMap(o.results),
+			results: reuse.Map(o.results),
 			keys:    o.keys.reset(),
 			rows:    o.rows.reset(),
-			tenants: reuseSlice(o.tenants),
+			tenants: reuse.Slice(o.tenants),
 		},
 		broker: Broker{msgs: prev.broker.msgs.reset()},
 		consumer: Consumer{
-			seen:    reuseSlice(c.seen),
-			applied: reuseMap(c.applied),
+			seen:    reuse.Slice(c.seen),
+			applied: reuse.Map(c.applied),
 			effects: c.effects.reset(),
 		},
-		dlq:                DLQ{entries: reuseMap(d.entries), order: reuseSlice(d.order)},
-		audit:              reuseSlice(prev.audit),
+		dlq:                DLQ{entries: reuse.Map(d.entries), order: reuse.Slice(d.order)},
+		audit:              reuse.Slice(prev.audit),
 		breaker:            newBreaker(cfg.Breaker, prev.breaker.window),
 		redrive:            newBucket(cfg.Redrive, 0),
-		perTenantReprocess: reuseMap(prev.perTenantReprocess),
+		perTenantReprocess: reuse.Map(prev.perTenantReprocess),
 	}
 	if u, ok := env.Clock.(interface{ UnixNano() int64 }); ok {
 		s.unixNano, s.epochNanos = u.UnixNano, env.Epoch.UnixNano()
 	}
-}
-
-// maxKeptMap bounds the maps Reset keeps: clearing a map costs its
-// capacity, not its length, so one huge run must not slow every later
-// small one down.
-const maxKeptMap = 1 << 14
-
-// reuseMap returns m emptied, or a new map if m is nil or was very large.
-func reuseMap[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil || len(m) > maxKeptMap {
-		return make(map[K]V)
-	}
-	clear(m)
-	return m
-}
-
-// reuseSlice returns s emptied, its array kept; the old entries are zeroed
-// so they keep nothing of the last run alive.
-func reuseSlice[T any](s []T) []T {
-	clear(s)
-	return s[:0]
 }
 
 // Config returns the system's configuration.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
@@ -189,10 +190,10 @@ func (r *run) reset(cfg Config, seed uint64) {
 		r.operator.tried = map[model.JobID]bool{}
 	}
 	clear(r.operator.tried)
-	r.workers = resized(old.workers, int(cfg.Workers))
+	r.workers = reuse.Resized(old.workers, int(cfg.Workers))
 	r.parked = old.parked[:0]
 	r.jobDoc = old.jobDoc[:0]
-	r.docJob = resized(old.docJob, len(r.docs))
+	r.docJob = reuse.Resized(old.docJob, len(r.docs))
 	r.start()
 }
 
@@ -203,17 +204,6 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 		return scheduler.Derive(seed, id)
 	}
 	s.ResetDerived(seed, id)
-	return s
-}
-
-// resized returns s with length n, every element zero, reusing its array
-// when it is large enough.
-func resized[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	s = s[:n]
-	clear(s)
 	return s
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"strconv"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
@@ -58,7 +59,7 @@ func (d *Doc) appendParseErr(b []byte) []byte {
 // a larger workload is the same as document k of a smaller one with the
 // same seed, which is what lets the shrinker drop documents.
 func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc) []Doc {
-	docs = resized(docs, int(cfg.Docs))
+	docs = reuse.Resized(docs, int(cfg.Docs))
 	at := model.Time(0)
 	// Swarm testing applies to the workload too: each seed has its own
 	// share of long documents (none to three in four), the ones that need
