@@ -2,7 +2,7 @@
 GO ?= go
 SEEDS ?= 5000
 
-.PHONY: all test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench clean
+.PHONY: all test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean
 
 all: test
 
@@ -54,6 +54,13 @@ soak:
 bench:
 	$(GO) test -run=NONE -bench=. -benchmem -count=$(or $(BENCHCOUNT),1) ./scheduler ./model ./invariants ./sim
 	$(GO) run ./cmd/durasim bench
+
+# The CLI is built with profile-guided optimisation from cmd/durasim/default.pgo
+# (go build picks it up by itself). Regenerate it after changing the hot path:
+# a CPU profile of whole seeds of the standard workload.
+pgo:
+	$(GO) test -run=NONE -bench='Seed$$' -benchtime=5s -cpuprofile=cmd/durasim/default.pgo ./sim
+	rm -f sim.test
 
 clean:
 	rm -rf reports/out

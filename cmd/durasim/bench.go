@@ -150,7 +150,7 @@ func runBench(cfg sim.Config, seeds, mockSeeds, rounds int, wt withT) (*benchRep
 	// Rounds interleave the runners, so a slow spell of a shared machine
 	// falls on all of them alike; the first round also warms caches and
 	// grows the heap for the rounds after it.
-	var floor, ds, dsQuiet, st []*benchRunner
+	var floor, floorMean, ds, dsQuiet, st []*benchRunner
 	for range rounds {
 		d, err := benchDurasim(cfg, seeds)
 		if err != nil {
@@ -165,11 +165,13 @@ func runBench(cfg sim.Config, seeds, mockSeeds, rounds int, wt withT) (*benchRep
 			return nil, err
 		}
 		ds, dsQuiet, st = append(ds, d), append(dsQuiet, q), append(st, s)
-		floor = append(floor, benchFloor(d.Events))
+		floor = append(floor, benchFloor(d.Events, floorPending))
+		floorMean = append(floorMean, benchFloor(d.Events, floorMeanPending))
 	}
 	rep.Runners.Durasim = medianRound(ds)
 	rep.DurasimNoFaults = medianRound(dsQuiet)
 	rep.Runners.BareLoop = medianRound(floor)
+	rep.BareLoopMeanHeap = medianRound(floorMean)
 	rep.Runners.Synctest = medianRound(st)
 	rep.Rounds = rounds
 	var err error
@@ -205,12 +207,12 @@ func benchDurasim(cfg sim.Config, seeds int) (*benchRunner, error) {
 	return r, nil
 }
 
-func benchFloor(events uint64) *benchRunner {
+func benchFloor(events uint64, pending int) *benchRunner {
 	r := &benchRunner{Events: events}
 	timer := startTimer()
-	sum := bareLoop(events)
+	sum := bareLoop(events, pending)
 	took := timer.stop()
-	r.Hashes = []string{fmt.Sprintf("%016x", sum), fmt.Sprintf("%016x", bareLoop(events))}
+	r.Hashes = []string{fmt.Sprintf("%016x", sum), fmt.Sprintf("%016x", bareLoop(events, pending))}
 	r.finish(took)
 	r.EventsPerSeed = 0
 	return r
