@@ -1,8 +1,9 @@
 # durasim — see README.md. `make report` is the main job, `make test` the tests.
 GO ?= go
+PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean
+.PHONY: all test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down
 
 all: test
 
@@ -61,6 +62,15 @@ bench:
 pgo:
 	$(GO) test -run=NONE -bench='Seed$$' -benchtime=5s -cpuprofile=cmd/durasim/default.pgo ./sim
 	rm -f sim.test
+
+# A throwaway PostgreSQL server for manual runs (the tests start their own).
+# pg-up prints one line, export DURASIM_PG_URL='...', so
+# `eval "$$(make -s pg-up)"` sets it; pg-down stops it and removes $(PGDIR).
+pg-up:
+	@$(GO) run ./internal/pgtest/cmd/pgserver up -dir $(PGDIR)
+
+pg-down:
+	@$(GO) run ./internal/pgtest/cmd/pgserver down -dir $(PGDIR)
 
 clean:
 	rm -rf reports/out
