@@ -15,6 +15,9 @@ func (c Config) Flags() []string {
 	if c.Variant != "" && c.Variant != d.Variant {
 		add("variant", c.Variant)
 	}
+	if c.Backend != nil {
+		add("backend", c.Backend.Name()) // never the -db URL: it may hold a password ($DURASIM_PG_URL is read instead)
+	}
 	if c.Workers != d.Workers {
 		add("workers", strconv.Itoa(int(c.Workers)))
 	}

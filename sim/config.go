@@ -51,6 +51,13 @@ type Config struct {
 
 	KeepTrace       bool // keep the text of every trace line (replay, reports)
 	StopOnViolation bool // end the run at the first safety violation
+
+	// Backend, when set, replays every event against a second
+	// implementation (the SQL store) and fails the run where it disagrees
+	// with the model. It is not part of the simulation: the trace and hash
+	// are the model's, and Flags names it only so the reproduce command
+	// runs on the same backend. nil: the model alone.
+	Backend Backend
 }
 
 // DefaultConfig is the standard swarm workload of `durasim run`.
@@ -113,6 +120,9 @@ func (c Config) Validate() error {
 	}
 	if c.DrainLimit <= 0 {
 		errs = append(errs, fmt.Errorf("drain limit must be positive (got %s)", time.Duration(c.DrainLimit)))
+	}
+	if c.Backend != nil && (c.Variant != DefaultConfig().Variant || c.Model.Ordered) {
+		errs = append(errs, fmt.Errorf("backend %s implements the correct, unordered design only (got -variant %s, ordered %v)", c.Backend.Name(), c.Variant, c.Model.Ordered))
 	}
 	if c.MaxFaults < 0 {
 		errs = append(errs, fmt.Errorf("max faults must be >= 0 (got %d)", c.MaxFaults))

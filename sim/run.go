@@ -194,6 +194,12 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.parked = old.parked[:0]
 	r.jobDoc = old.jobDoc[:0]
 	r.docJob = reuse.Resized(old.docJob, len(r.docs))
+	if cfg.Backend != nil {
+		r.rec.backend = &backendState{b: cfg.Backend}
+		if err := cfg.Backend.Begin(seed, r.sys); err != nil {
+			r.rec.backend.err = fmt.Errorf("begin: %w", err)
+		}
+	}
 	r.start()
 }
 
@@ -304,7 +310,7 @@ func (r *run) loop() {
 		if r.cfg.MaxEvents > 0 && r.sched.Steps() >= r.cfg.MaxEvents || r.quiescent && r.now() >= r.drainBy {
 			break
 		}
-		if r.cfg.StopOnViolation && r.suite.Failed() {
+		if r.cfg.StopOnViolation && r.suite.Failed() || r.rec.backend.diverged() {
 			r.stopped = true
 			break
 		}
@@ -386,13 +392,21 @@ func (r *run) result() *Result {
 	if r.swarm != nil {
 		res.Swarm = r.swarm.String()
 	}
+	if b := r.rec.backend; b != nil && !b.diverged() && !r.stopped {
+		if err := b.b.End(r.sys); err != nil {
+			b.err = fmt.Errorf("final state: %w", err)
+		}
+	}
 	if r.stopped {
 		// Stopped at the first safety violation: the run never got to drain,
 		// so liveness has nothing to say.
 		res.Violations = r.suite.Violations()
-		return res
+	} else {
+		res.Violations = r.suite.Finish(invariants.FinalOf(r.sys))
 	}
-	res.Violations = r.suite.Finish(invariants.FinalOf(r.sys))
+	if v := r.rec.backend.violation(r.seed); v != nil {
+		res.Violations = append(res.Violations, *v)
+	}
 	return res
 }
 

@@ -51,7 +51,8 @@ type recorder struct {
 	history []model.Event // kept with the trace, for counterexamples
 	suite   *invariants.Suite
 	metrics *metricsRecorder
-	scratch model.Event // the simulator's own events, reused
+	scratch model.Event   // the simulator's own events, reused
+	backend *backendState // nil: the model alone (Config.Backend unset)
 }
 
 // hashSeed starts the trace hash (FNV-1a's offset basis).
@@ -126,6 +127,9 @@ func (r *recorder) Record(e *model.Event) {
 	}
 	r.suite.Record(e)
 	r.metrics.observe(e)
+	if r.backend != nil {
+		r.backend.observe(e)
+	}
 }
 
 // appendLine is the stable trace form: "t=12.5ms #7 lease w1 j3 ...".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -21,6 +22,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *exhaustive {
+		if f.backend != "memory" {
+			return usageErr("-exhaustive runs on the model only: drop -backend")
+		}
 		seed, err := f.seedList(1)
 		if err != nil {
 			return err
@@ -33,6 +37,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	cfg, err := f.config()
 	if err != nil {
 		return err
+	}
+	defer closeBackend(cfg)
+	if cfg.Backend != nil && sw.parallel > 1 {
+		// One store, one scheduler: a SQL backend runs its seeds in order.
+		if explicit(f.fs, "parallel") {
+			fmt.Fprintf(stderr, "durasim: -backend %s runs seeds one at a time: -parallel %d ignored\n", cfg.Backend.Name(), sw.parallel)
+		}
+		sw.parallel = 1
 	}
 	seeds, err := f.seedList(1)
 	if err != nil {
@@ -68,6 +80,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer closeBackend(cfg)
 	cfg.KeepTrace = true
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
@@ -91,6 +104,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer closeBackend(cfg)
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
 		return usageErr("%v", err)
@@ -117,6 +131,13 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// explicit reports whether the command line set flag name.
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // oneSeed parses the flags of a single-seed command (replay, shrink).
 func oneSeed(name string, args []string, stderr io.Writer) (sim.Config, uint64, error) {
 	f := newSimFlags(name, stderr)
@@ -128,5 +149,8 @@ func oneSeed(name string, args []string, stderr io.Writer) (sim.Config, uint64, 
 		return cfg, 0, err
 	}
 	seed, err := f.requireSeed()
+	if err != nil {
+		closeBackend(cfg)
+	}
 	return cfg, seed, err
 }

@@ -38,6 +38,8 @@ type simFlags struct {
 	swarm       bool
 	plan        string
 	planFile    string
+	backend     string
+	db          string
 }
 
 func newSimFlags(name string, stderr io.Writer) *simFlags {
@@ -62,6 +64,8 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
 	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan")
+	f.fs.StringVar(&f.backend, "backend", "memory", "memory, or sqlite or postgres: also run every event against the SQL store in lockstep and fail where it disagrees with the model")
+	f.fs.StringVar(&f.db, "db", "", "database of -backend: sqlite default :memory:, postgres default $"+pgURLEnv)
 	return f
 }
 
@@ -115,6 +119,9 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageErr("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if c.Backend, err = f.openBackend(c); err != nil {
+		return c, err
 	}
 	return c, nil
 }

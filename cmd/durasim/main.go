@@ -17,6 +17,8 @@ commands:
   report     write the scenario reports (Markdown + SVG charts, pt-BR and en)
   mutants    catch every naive variant: seeds to first catch, shrunk counterexample
   bench      events/s of durasim against a bare event loop, synctest and clock.Mock
+  chaos      real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked
+  worker     one process of a chaos run (started by chaos)
 
 run 'durasim <command> -h' for the flags of a command.`
 
@@ -45,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
 		"run": cmdRun, "replay": cmdReplay, "shrink": cmdShrink, "scenarios": cmdScenarios, "report": cmdReport,
-		"bench": cmdBench, "mutants": cmdMutants,
+		"bench": cmdBench, "mutants": cmdMutants, "chaos": cmdChaos, "worker": cmdWorker,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

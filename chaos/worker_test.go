@@ -1,0 +1,330 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sqlstore"
+)
+
+// rig is a SQLite store with a mock clock: deterministic, no sleeps.
+type rig struct {
+	t     *testing.T
+	ctx   context.Context
+	store *sqlstore.Store
+	clock *clock.Mock
+	keys  []string
+	hists []*History
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ctx := context.Background()
+	s, err := sqlstore.Open(ctx, sqlstore.SQLite, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &rig{t: t, ctx: ctx, store: s, clock: clock.NewMock()}
+}
+
+func (r *rig) conn() *sqlstore.Conn {
+	c, err := r.store.Conn(r.ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (r *rig) enqueue(keys ...string) {
+	c := r.conn()
+	for _, k := range keys {
+		if _, _, err := c.Enqueue(r.ctx, sqlstore.NewJob{Tenant: "t", Document: k, Version: 1, Key: k,
+			PayloadHash: 7, MaxAttempts: 5, Now: now(r.clock)}); err != nil {
+			r.t.Fatal(err)
+		}
+		r.keys = append(r.keys, k)
+	}
+}
+
+func (r *rig) worker(name string) *Worker {
+	h := &History{Proc: name}
+	r.hists = append(r.hists, h)
+	return &Worker{Ops: r.conn(), Clock: r.clock, Name: name, Lease: 2 * time.Second, Backoff: 100 * time.Millisecond, Hist: h}
+}
+
+func (r *rig) step(w *Worker, want Outcome) {
+	r.t.Helper()
+	got, err := w.Step(r.ctx)
+	if err != nil || got != want {
+		r.t.Fatalf("%s: Step = %v, %v; want %v", w.Name, got, err, want)
+	}
+}
+
+// drainAndCheck relays and consumes everything in-process, then runs the
+// chaos checks over the state and every history.
+func (r *rig) drainAndCheck() *Report {
+	r.t.Helper()
+	rh, ch := &History{Proc: "relay0"}, &History{Proc: "consumer0"}
+	// No Pub: SQLite's immediate transactions would make a second
+	// connection wait on the claim's.
+	rl := &Relay{Ops: r.conn(), Clock: r.clock, Batch: 4, Hist: rh}
+	cs := &Consumer{Ops: r.conn(), Broker: StoreBroker(r.store), Clock: r.clock, Batch: 4, Hist: ch}
+	for {
+		n, err := rl.Step(r.ctx)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		m, err := cs.Step(r.ctx)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if n == 0 && m == 0 {
+			break
+		}
+	}
+	st, err := r.store.State(r.ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	x, err := readExtra(r.ctx, r.store.DB())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var all []Entry
+	for _, h := range append(r.hists, rh, ch) {
+		all = append(all, h.Entries()...)
+	}
+	rep := &Report{Kills: map[Point]int{}}
+	check(rep, st, x, all, r.keys)
+	for _, inv := range rep.Invariants {
+		if !inv.Holds() {
+			r.t.Errorf("%s: %v", inv.Name, inv.Violations)
+		}
+	}
+	return rep
+}
+
+func ops(h *History) []string {
+	var out []string
+	for _, e := range h.Entries() {
+		out = append(out, e.Op+":"+e.Stage+":"+e.Err)
+	}
+	return out
+}
+
+// A worker whose lease expires loses the job to another worker with a
+// higher fence, and its commit (a zombie's) is refused.
+func TestLeaseExpiryZombieCommitFenced(t *testing.T) {
+	r := newRig(t)
+	r.enqueue("k1")
+	a, b := r.worker("a"), r.worker("b")
+	stalled := false
+	a.Hook = func(p Point, e Entry) {
+		if p != AfterExtract || stalled {
+			return
+		}
+		stalled = true
+		r.clock.Add(3 * time.Second) // past a's 2s lease, no heartbeat
+		r.step(b, Succeeded)
+	}
+	r.step(a, Fenced)
+
+	la, lb := a.Hist.Entries()[0], b.Hist.Entries()[0]
+	if la.Op != OpLease || lb.Op != OpLease || lb.Fence <= la.Fence {
+		t.Fatalf("leases: a %+v, b %+v; want b's fence above a's", la, lb)
+	}
+	if got, want := ops(a.Hist), []string{"lease:ingest:", "fenced:ingest:commit"}; !slices.Equal(got, want) {
+		t.Fatalf("a's history %v, want %v", got, want)
+	}
+	st, err := r.store.State(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := st.Jobs[0]; j.State != model.Succeeded || j.Fence != lb.Fence {
+		t.Fatalf("job %+v, want succeeded under b's fence %d", j, lb.Fence)
+	}
+	rep := r.drainAndCheck()
+	if rep.Fenced != 1 || rep.Effects != 4 {
+		t.Fatalf("fenced %d, effects %d; want 1 and 4", rep.Fenced, rep.Effects)
+	}
+}
+
+// A heartbeat keeps the lease: a worker slower than half its lease renews
+// it, and another worker finds nothing to take.
+func TestHeartbeatKeepsLease(t *testing.T) {
+	r := newRig(t)
+	r.enqueue("k1")
+	a, b := r.worker("a"), r.worker("b")
+	a.Hook = func(p Point, e Entry) {
+		if p != AfterExtract {
+			return
+		}
+		r.clock.Add(1500 * time.Millisecond)
+		if e.Stage == model.StageExtract.String() {
+			// 3s after the lease began: without the heartbeat at the start
+			// of this stage the 2s lease would be gone.
+			r.step(b, Idle)
+		}
+	}
+	r.step(a, Succeeded)
+	beats := 0
+	for _, e := range a.Hist.Entries() {
+		if e.Op == OpBeat {
+			beats++
+		}
+	}
+	if beats < 2 {
+		t.Fatalf("%d heartbeats, want at least 2: %v", beats, ops(a.Hist))
+	}
+	r.drainAndCheck()
+}
+
+var errKilled = errors.New("killed")
+
+// killAt makes a Killer that "dies" by panicking out of the role, the way
+// a SIGKILL stops it: nothing after the point runs.
+func killAt(p Point, nth int) *Killer {
+	return &Killer{At: p, Nth: nth, Kill: func(Point) { panic(errKilled) }}
+}
+
+func (r *rig) crash(w *Worker) {
+	r.t.Helper()
+	defer func() {
+		if v := recover(); v != errKilled {
+			r.t.Fatalf("%s did not die at its point: %v", w.Name, v)
+		}
+		w.Ops.Close() // the connection dies with the process
+	}()
+	w.Step(r.ctx)
+}
+
+// A kill inside the commit transaction leaves nothing; a kill after the
+// commit leaves the result, which the next lease dedupes. Either way the
+// job completes once, with one effect per stage.
+func TestKillPointsRecover(t *testing.T) {
+	for _, tc := range []struct {
+		p       Point
+		nth     int
+		results int // results rows right after the kill
+	}{
+		{AfterLease, 1, 0},
+		{AfterExtract, 2, 1},
+		{AfterInsertBeforeCommit, 1, 0},
+		{AfterInsertBeforeCommit, 3, 2},
+		{AfterCommitBeforeAck, 2, 2},
+		{AfterAck, 4, 4},
+	} {
+		t.Run(string(tc.p), func(t *testing.T) {
+			r := newRig(t)
+			r.enqueue("k1")
+			a := r.worker("a")
+			a.Kill = killAt(tc.p, tc.nth)
+			r.crash(a)
+			x, err := readExtra(r.ctx, r.store.DB())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(x.Results) != tc.results {
+				t.Fatalf("%d results after the kill, want %d", len(x.Results), tc.results)
+			}
+			r.clock.Add(3 * time.Second) // a's lease expires
+			b := r.worker("b")
+			want := Succeeded
+			if tc.p == AfterAck && tc.nth == 4 {
+				want = Idle // a acked before dying
+			}
+			r.step(b, want)
+			rep := r.drainAndCheck()
+			if rep.Effects != 4 || rep.Succeeded != 1 {
+				t.Fatalf("effects %d, succeeded %d; want 4 and 1", rep.Effects, rep.Succeeded)
+			}
+		})
+	}
+}
+
+// Poison jobs go to the DLQ at once; flaky ones are retried after their
+// backoff and then succeed.
+func TestPoisonAndFlaky(t *testing.T) {
+	r := newRig(t)
+	r.enqueue(JobKey(1, true, 0), JobKey(2, false, 2))
+	w := r.worker("w")
+	w.Kill = killAt(AfterDLQWrite, 2) // never reached: one poison job
+	r.step(w, DeadLettered)
+	r.step(w, Retried)
+	r.step(w, Idle) // backoff not over
+	r.clock.Add(100 * time.Millisecond)
+	r.step(w, Retried)
+	r.step(w, Idle)
+	r.clock.Add(200 * time.Millisecond)
+	r.step(w, Succeeded)
+	rep := r.drainAndCheck()
+	if rep.Dead != 1 || rep.DeadBy[model.CodePoisonSchema] != 1 || rep.Succeeded != 1 {
+		t.Fatalf("dead %d (%v), succeeded %d", rep.Dead, rep.DeadBy, rep.Succeeded)
+	}
+}
+
+func TestJobKeys(t *testing.T) {
+	for _, tc := range []struct {
+		i      int
+		poison bool
+		flaky  int
+		key    string
+	}{{1, false, 0, "chaos-000001"}, {42, true, 0, "chaos-000042.poison"}, {7, false, 2, "chaos-000007.flaky2"}} {
+		k := JobKey(tc.i, tc.poison, tc.flaky)
+		if k != tc.key || IsPoison(k) != tc.poison || Flaky(k) != int32(tc.flaky) {
+			t.Errorf("JobKey(%d, %v, %d) = %q (poison %v, flaky %d)", tc.i, tc.poison, tc.flaky, k, IsPoison(k), Flaky(k))
+		}
+	}
+	for _, role := range []string{RoleWorker, RoleRelay, RoleConsumer} {
+		for _, p := range PointsOf(role) {
+			if got, err := ParsePoint(role, string(p)); err != nil || got != p {
+				t.Errorf("ParsePoint(%s, %s) = %q, %v", role, p, got, err)
+			}
+		}
+	}
+	if _, err := ParsePoint(RoleRelay, string(AfterLease)); err == nil {
+		t.Error("after_lease accepted for a relay")
+	}
+}
+
+// A message behind the consumer's cursor whose event was never applied is
+// still delivered: two relays commit their messages out of id order, so
+// message 2 can become visible after the consumer read message 3 (a lost
+// event a 500-kill run found when the consumer followed a cursor only).
+func TestConsumerTakesALateLowerMessage(t *testing.T) {
+	r := newRig(t)
+	r.enqueue("a", "b", "c")
+	c := r.conn()
+	var events []model.EventID
+	for i, k := range []string{"a", "b", "c"} {
+		res, err := c.Commit(r.ctx, sqlstore.CommitReq{Job: model.JobID(i + 1), Tenant: "t", Key: k,
+			Stage: model.StageIngest, PayloadHash: 7, Value: 1, Now: now(r.clock)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Publish(r.ctx, res.EventID, now(r.clock)); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, res.EventID)
+	}
+	// The consumer has applied messages 1 and 3 and sits at cursor 3.
+	for _, ev := range []model.EventID{events[0], events[2]} {
+		if _, err := c.Apply(r.ctx, ev, now(r.clock)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := StoreBroker(r.store).Messages(r.ctx, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || msgs[0].ID != 2 || msgs[0].Event != events[1] {
+		t.Fatalf("messages after cursor 3 = %+v, want message 2 (event %d), never applied", msgs, events[1])
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/durasim/durasim/mirror"
+	"github.com/durasim/durasim/sim"
+	"github.com/durasim/durasim/sqlstore"
+)
+
+// pgURLEnv names the PostgreSQL URL used when -backend postgres has no -db.
+const pgURLEnv = "DURASIM_PG_URL"
+
+// openBackend opens the SQL store -backend names (nil for memory). The
+// store implements the correct, unordered design only, so a naive variant
+// or -ordered with it is a usage error.
+func (f *simFlags) openBackend(c sim.Config) (sim.Backend, error) {
+	url := f.db
+	switch f.backend {
+	case "memory", "":
+		if f.db != "" {
+			return nil, usageErr("-db needs -backend sqlite or postgres")
+		}
+		return nil, nil
+	case sqlstore.SQLite:
+		if url == "" {
+			url = ":memory:"
+		}
+	case sqlstore.Postgres:
+		if url == "" {
+			url = os.Getenv(pgURLEnv)
+		}
+		if url == "" {
+			return nil, usageErr("-backend postgres needs -db URL or $%s", pgURLEnv)
+		}
+	default:
+		return nil, usageErr("invalid -backend %q: want memory, sqlite or postgres", f.backend)
+	}
+	if c.Variant != sim.DefaultConfig().Variant || c.Model.Ordered {
+		return nil, usageErr("-backend %s implements the correct, unordered design only: drop -variant %s / -ordered", f.backend, c.Variant)
+	}
+	b, err := mirror.Open(context.Background(), f.backend, url)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return b, nil
+}
+
+// closeBackend closes the store of cfg's backend, if any.
+func closeBackend(cfg sim.Config) {
+	if c, ok := cfg.Backend.(io.Closer); ok {
+		_ = c.Close()
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+
+	"github.com/durasim/durasim/chaos"
+)
+
+// cmdChaos is the real-crash mode: worker, relay and consumer processes
+// against PostgreSQL, SIGKILLed at named points, restarted, then checked.
+func cmdChaos(args []string, stdout, stderr io.Writer) error {
+	c := chaos.DefaultConfig()
+	fs := flag.NewFlagSet("durasim chaos", flag.ContinueOnError)
+	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); its durasim tables are emptied")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes")
+	fs.IntVar(&c.Relays, "relays", c.Relays, "relay processes (one consumer process runs too)")
+	fs.IntVar(&c.Kills, "kills", c.Kills, "SIGKILLs to land at named points before draining")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the kill-point choices")
+	fs.IntVar(&c.Jobs, "jobs", c.Jobs, "jobs enqueued up front (more are fed while kills remain)")
+	fs.DurationVar(&c.Lease, "lease", c.Lease, "lease duration (heartbeats renew it)")
+	fs.DurationVar(&c.Work, "work", c.Work, "simulated work per stage")
+	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempt ceiling per job")
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "limit for the whole run")
+	fs.DurationVar(&c.Drain, "drain", c.Drain, "limit for the drain after the last kill")
+	fs.DurationVar(&c.PauseEvery, "pause-every", c.PauseEvery, "freeze a random worker (SIGSTOP) this often for 1.5 leases, making a zombie; 0 never")
+	fs.StringVar(&c.Dir, "dir", "", "keep the processes' histories in this directory (default: a temporary one, removed after a passing run)")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if !*quiet {
+		c.Log = stderr
+	}
+	rep, err := chaos.Run(context.Background(), c)
+	var ue *chaos.UsageError
+	switch {
+	case errors.As(err, &ue):
+		return usageErr("%v", ue.Err)
+	case err != nil:
+		return &exitError{code: 1, err: err}
+	}
+	rep.Print(stdout)
+	if !rep.OK() {
+		return errViolation
+	}
+	return nil
+}
+
+// cmdWorker is one process of a chaos run; the chaos command starts it.
+func cmdWorker(args []string, stdout, stderr io.Writer) error {
+	var c chaos.ChildConfig
+	var killAt string
+	fs := flag.NewFlagSet("durasim worker", flag.ContinueOnError)
+	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL)")
+	fs.StringVar(&c.Role, "role", chaos.RoleWorker, "worker, relay or consumer")
+	fs.IntVar(&c.ID, "id", 0, "index of the process in its role")
+	fs.IntVar(&c.Incarnation, "incarnation", 0, "how many times this slot was started before")
+	fs.StringVar(&killAt, "kill-at", "", "kill point where the process SIGKILLs itself")
+	fs.IntVar(&c.KillNth, "kill-nth", 1, "die on the nth crossing of -kill-at")
+	fs.StringVar(&c.History, "history", "", "file the process appends its history to (one JSON line per operation)")
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed (the consumer's redeliveries)")
+	fs.DurationVar(&c.Lease, "lease", chaos.DefaultConfig().Lease, "lease duration")
+	fs.DurationVar(&c.Work, "work", chaos.DefaultConfig().Work, "simulated work per stage")
+	fs.Int64Var(&c.Cursor, "cursor", 0, "consumer: resume after this broker message")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	c.KillAt = chaos.Point(killAt)
+	if err := c.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := chaos.RunChild(context.Background(), c); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package mirror
+
+import (
+	"context"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sqlstore"
+)
+
+// Extra is what the model does that [sqlstore.Ops] cannot express: each
+// method one transaction on the actor's connection, like Ops. A fence of 0
+// means unfenced: the lease path cancels or dead-letters whatever job it
+// finds expired or out of attempts, holder or not.
+type Extra interface {
+	// Cancel makes the job cancelled (terminal) with code.
+	Cancel(ctx context.Context, job model.JobID, fence uint64, code model.Code, now model.Time) error // ErrFenced
+	// WriteDLQ writes (or overwrites: it is idempotent) the job's DLQ row,
+	// the first of the model's two dead-letter steps. A worker's decision
+	// comes from a failed attempt whose code the model records on the job
+	// then (lastCode; CodeNone for the lease path's): a crash before the
+	// second step leaves it there.
+	WriteDLQ(ctx context.Context, row sqlstore.DLQRow, lastCode model.Code, now model.Time) error
+	// MarkDead is the second step: the job dead with reason.
+	MarkDead(ctx context.Context, job model.JobID, fence uint64, reason model.Code, now model.Time) error // ErrFenced
+	// Redrive sends a dead job back to pending, visible now, with its
+	// attempts reset, a new deadline and one more redrive; it refuses a
+	// job that is not dead.
+	Redrive(ctx context.Context, job model.JobID, now, deadlineAt model.Time) error
+	// Audit appends an operator action to the audit log.
+	Audit(ctx context.Context, row sqlstore.AuditRow, now model.Time) error
+}
+
+// Conn is what the mirror needs of one actor's connection: the contract,
+// the store's Deliver (a broker message by id, so the message-to-event
+// mapping is checked too) and Extra.
+type Conn interface {
+	sqlstore.Ops
+	Extra
+	Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error)
+}
+
+// conn is a store connection with the mirror's Extra.
+type conn struct {
+	*sqlstore.Conn
+	x extraSQL
+}
+
+// Cancel is the store's own fenced Cancel; the lease path's unfenced one
+// (fence 0) is the mirror's.
+func (c conn) Cancel(ctx context.Context, job model.JobID, fence uint64, code model.Code, now model.Time) error {
+	if fence == 0 {
+		return c.x.Cancel(ctx, job, fence, code, now)
+	}
+	return c.Conn.Cancel(ctx, job, fence, code, now)
+}
+
+// WriteDLQ, MarkDead, Redrive and Audit are the mirror's.
+func (c conn) WriteDLQ(ctx context.Context, row sqlstore.DLQRow, lastCode model.Code, now model.Time) error {
+	return c.x.WriteDLQ(ctx, row, lastCode, now)
+}
+func (c conn) MarkDead(ctx context.Context, job model.JobID, fence uint64, reason model.Code, now model.Time) error {
+	return c.x.MarkDead(ctx, job, fence, reason, now)
+}
+func (c conn) Redrive(ctx context.Context, job model.JobID, now, deadlineAt model.Time) error {
+	return c.x.Redrive(ctx, job, now, deadlineAt)
+}
+func (c conn) Audit(ctx context.Context, row sqlstore.AuditRow, now model.Time) error {
+	return c.x.Audit(ctx, row, now)
+}

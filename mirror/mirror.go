@@ -1,0 +1,130 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sim"
+	"github.com/durasim/durasim/sqlstore"
+)
+
+// Backend mirrors a simulation onto a SQL store; it implements
+// [sim.Backend]. It is not safe for concurrent use: one per goroutine.
+type Backend struct {
+	ctx   context.Context
+	store *sqlstore.Store
+	name  string
+	wrap  func(Conn) Conn
+	sys   *model.System
+	seed  uint64
+	conns []actorConn // a handful of actors: a slice beats a map
+	fails []failNote  // by worker id
+}
+
+// actorConn is one actor's connection: a crash closes it.
+type actorConn struct {
+	role model.Role
+	id   int32
+	conn Conn
+}
+
+var _ sim.Backend = (*Backend)(nil)
+
+// Option configures a Backend.
+type Option func(*Backend)
+
+// WithWrap passes every connection through wrap: tests use it to break the
+// store on purpose and see the mirror catch it.
+func WithWrap(wrap func(Conn) Conn) Option { return func(b *Backend) { b.wrap = wrap } }
+
+// Open connects to the store (driver sqlstore.SQLite or sqlstore.Postgres)
+// and migrates it.
+func Open(ctx context.Context, driver, url string, opts ...Option) (*Backend, error) {
+	st, err := sqlstore.Open(ctx, driver, url)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{ctx: ctx, store: st, name: driver}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
+}
+
+// Store is the store the backend drives.
+func (b *Backend) Store() *sqlstore.Store { return b.store }
+
+// Close closes every connection and the store.
+func (b *Backend) Close() error {
+	err := b.closeAll()
+	b.store.Close()
+	return err
+}
+
+// Name implements sim.Backend.
+func (b *Backend) Name() string { return b.name }
+
+// Begin implements sim.Backend: every actor starts with a new connection
+// on an empty database.
+func (b *Backend) Begin(seed uint64, sys *model.System) error {
+	b.sys, b.seed = sys, seed
+	clear(b.fails)
+	if err := b.closeAll(); err != nil {
+		return err
+	}
+	return b.store.Reset(b.ctx)
+}
+
+// End implements sim.Backend: the store's tables must hold what the
+// model's do.
+func (b *Backend) End(sys *model.System) error {
+	got, err := b.store.State(b.ctx)
+	if err != nil {
+		return fmt.Errorf("reading the store: %w", err)
+	}
+	return compareState(ModelState(sys), got, b.name)
+}
+
+// conn returns the actor's connection, opening one for a new incarnation.
+func (b *Backend) conn(a model.Actor) (Conn, error) {
+	for i := range b.conns {
+		if c := &b.conns[i]; c.role == a.Role && c.id == a.ID {
+			return c.conn, nil
+		}
+	}
+	sc, err := b.store.Conn(b.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connecting %s: %w", a, err)
+	}
+	// The store's connection does what its contract says; the mirror adds
+	// what the contract lacks, unless the store grew it.
+	var c Conn = conn{Conn: sc, x: extraSQL{db: b.store.DB()}}
+	if b.wrap != nil {
+		c = b.wrap(c)
+	}
+	b.conns = append(b.conns, actorConn{role: a.Role, id: a.ID, conn: c})
+	return c, nil
+}
+
+// crash closes the actor's connection: whatever it had open rolls back,
+// and its next incarnation connects again.
+func (b *Backend) crash(a model.Actor) error {
+	for i := range b.conns {
+		if c := b.conns[i]; c.role == a.Role && c.id == a.ID {
+			b.conns = append(b.conns[:i], b.conns[i+1:]...)
+			return c.conn.Close()
+		}
+	}
+	return nil
+}
+
+func (b *Backend) closeAll() error {
+	var errs []error
+	for _, c := range b.conns {
+		errs = append(errs, c.conn.Close())
+	}
+	b.conns = b.conns[:0]
+	return errors.Join(errs...)
+}

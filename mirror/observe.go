@@ -1,0 +1,346 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sqlstore"
+)
+
+// Observe implements sim.Backend: it replays one model event against the
+// store and compares the outcomes. Events with nothing durable in them
+// (accepts, status queries, work, faults, breaker changes, phases) pass.
+func (b *Backend) Observe(e *model.Event) error {
+	switch e.Kind {
+	case model.EvCrash:
+		return b.crash(e.Actor)
+	case model.EvWorkFail:
+		b.noteFail(e)
+		return nil
+	case model.EvRestart:
+		_, err := b.conn(e.Actor) // the new incarnation connects
+		return err
+	case model.EvEnqueue, model.EvLease, model.EvCancelAtLease, model.EvExhausted,
+		model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry, model.EvDead, model.EvCancel,
+		model.EvCommit, model.EvPublish, model.EvMarkPublished, model.EvApply, model.EvDLQWrite,
+		model.EvRedrive, model.EvReprocess:
+		c, err := b.conn(e.Actor)
+		if err != nil {
+			return err
+		}
+		return b.replay(c, e)
+	}
+	return nil
+}
+
+// replay runs the event's operation on c.
+func (b *Backend) replay(c Conn, e *model.Event) error {
+	ctx := b.ctx
+	switch e.Kind {
+	case model.EvEnqueue:
+		return b.enqueue(c, e)
+	case model.EvLease:
+		b.takeFail(e.Actor, 0)
+		return b.lease(c, e)
+	case model.EvCancelAtLease:
+		return b.fenced(e, c.Cancel(ctx, e.Job, 0, e.Code, e.At))
+	case model.EvExhausted:
+		return b.fenced(e, c.MarkDead(ctx, e.Job, 0, e.Code, e.At))
+	case model.EvHeartbeat:
+		return b.fenced(e, c.Heartbeat(ctx, e.Job, e.Fence, e.At+e.N))
+	case model.EvAdvance:
+		return b.fenced(e, c.Advance(ctx, e.Job, e.Fence, e.Stage))
+	case model.EvAck:
+		return b.fenced(e, c.Ack(ctx, e.Job, e.Fence, e.At))
+	case model.EvRetry:
+		return b.fenced(e, c.Retry(ctx, e.Job, e.Fence, e.At+e.N, e.Code))
+	case model.EvDead:
+		// The envelope is already written (EvDLQWrite): the store's Dead
+		// marks the job and writes the same row again, in one transaction.
+		return b.fenced(e, c.Dead(ctx, e.Job, e.Fence, e.Code, e.At))
+	case model.EvCancel:
+		return b.fenced(e, c.Cancel(ctx, e.Job, e.Fence, e.Code, e.At))
+	case model.EvCommit:
+		return b.commit(c, e)
+	case model.EvPublish:
+		return b.publish(c, e)
+	case model.EvMarkPublished:
+		return b.agree(e, "marked", c.MarkPublished(ctx, e.EventID, e.At))
+	case model.EvApply:
+		return b.apply(c, e)
+	case model.EvDLQWrite:
+		return b.dlqWrite(c, e)
+	case model.EvRedrive:
+		return b.redrive(c, e)
+	case model.EvReprocess:
+		return b.reprocess(c, e)
+	}
+	return nil
+}
+
+// enqueue replays an accept's (or a reprocess's) enqueue: created,
+// deduplicated or refused as the model decided.
+func (b *Backend) enqueue(c Conn, e *model.Event) error {
+	j := b.sys.JobRef(e.Job)
+	if j == nil {
+		return b.differ(e, "-", "a job the model does not hold")
+	}
+	nj := sqlstore.NewJob{
+		ID: e.Job, Tenant: j.Tenant, Document: j.Document, Version: j.Version, Key: j.Key,
+		PayloadHash: j.PayloadHash, MaxAttempts: j.MaxAttempts, Now: e.At, DeadlineAt: j.DeadlineAt, Origin: j.Origin,
+	}
+	if !e.OK {
+		// A retried accept: the id it would have had if new, and for a
+		// conflict another payload than the one stored.
+		nj.ID = model.JobID(b.sys.Jobs() + 1)
+		if e.Code == model.CodeIdempotencyConflict {
+			nj.PayloadHash = ^j.PayloadHash
+		}
+	}
+	id, created, err := c.Enqueue(b.ctx, nj)
+	switch {
+	case e.Code == model.CodeIdempotencyConflict:
+		if !errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+			return b.differ(e, outcome(id, created, err), "idempotency conflict")
+		}
+		return nil
+	case err != nil:
+		return b.differ(e, "error: "+err.Error(), enqueueWant(e))
+	case id != e.Job || created != (e.Code == model.CodeNone):
+		return b.differ(e, outcome(id, created, nil), enqueueWant(e))
+	}
+	return nil
+}
+
+func outcome(id model.JobID, created bool, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	if created {
+		return "created " + id.String()
+	}
+	return "deduplicated to " + id.String()
+}
+
+func enqueueWant(e *model.Event) string {
+	if e.Code == model.CodeDeduped {
+		return "deduplicated to " + e.Job.String()
+	}
+	return "created " + e.Job.String()
+}
+
+// lease replays a granted lease: the store must pick the same job, with
+// the same fence, attempt and checkpoint.
+func (b *Backend) lease(c Conn, e *model.Event) error {
+	l, ok, err := c.LeaseNext(b.ctx, sqlstore.LeaseReq{Worker: e.Actor.String(), Now: e.At, LeaseUntil: e.At + e.N})
+	if err != nil {
+		return b.differ(e, "error: "+err.Error(), "a lease")
+	}
+	stage := model.StageIngest
+	if j := b.sys.JobRef(e.Job); j != nil {
+		stage = j.Stage
+	}
+	want := fmt.Sprintf("%s fence=%d attempt=%d stage=%s", e.Job, e.Fence, e.Attempt, stage)
+	if !ok {
+		return b.differ(e, "no visible job", want)
+	}
+	got := fmt.Sprintf("%s fence=%d attempt=%d stage=%s", l.Job, l.Fence, l.Attempt, l.Stage)
+	if got != want {
+		return b.differ(e, got, want)
+	}
+	return nil
+}
+
+// fenced compares a fenced call's outcome: accepted when the model
+// accepted it, ErrFenced when the model refused a stale fence, an error
+// when the job was no longer leased.
+func (b *Backend) fenced(e *model.Event, err error) error {
+	switch {
+	case e.OK:
+		return b.agree(e, "accepted", err)
+	case e.Code == model.CodeStaleFence && !errors.Is(err, sqlstore.ErrFenced):
+		return b.differ(e, outcomeErr(err), fmt.Sprintf("stale fence %d (current %d)", e.Fence, e.N2))
+	case e.Code == model.CodeNotLeased && err == nil:
+		return b.differ(e, "accepted", "refused: the job is not leased")
+	}
+	return nil
+}
+
+func outcomeErr(err error) string {
+	if err == nil {
+		return "accepted"
+	}
+	return "error: " + err.Error()
+}
+
+// commit replays a stage commit: a new result and event, the existing
+// ones (dedupe), or a conflict. The model's commit is not fenced, so the
+// job's current fence is presented.
+func (b *Backend) commit(c Conn, e *model.Event) error {
+	j := b.sys.JobRef(e.Job)
+	if j == nil {
+		return b.differ(e, "-", "a job the model does not hold")
+	}
+	req := sqlstore.CommitReq{
+		Job: e.Job, Fence: j.Fence, Tenant: e.Tenant, Key: e.Key, Stage: e.Stage,
+		PayloadHash: j.PayloadHash, EventID: e.EventID, Now: e.At,
+	}
+	if r, ok := b.sys.Committed(e.Key, e.Stage); ok {
+		req.Value = r.Value
+	}
+	if e.Code != model.CodeNone {
+		req.EventID = model.EventID(b.sys.Rows() + 1) // the id it would have had if new
+	}
+	res, err := c.Commit(b.ctx, req)
+	switch e.Code {
+	case model.CodeIdempotencyConflict:
+		if !errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+			return b.differ(e, commitOutcome(res, err), "idempotency conflict")
+		}
+		return nil
+	case model.CodeDeduped:
+		if err != nil || !res.Deduped || res.EventID != e.EventID || res.Value != req.Value {
+			return b.differ(e, commitOutcome(res, err), fmt.Sprintf("deduplicated to %s value=%x", e.EventID, req.Value))
+		}
+		return nil
+	}
+	if err != nil || res.Deduped || res.EventID != e.EventID || res.Value != req.Value {
+		return b.differ(e, commitOutcome(res, err), fmt.Sprintf("committed %s value=%x", e.EventID, req.Value))
+	}
+	return nil
+}
+
+func commitOutcome(r sqlstore.Committed, err error) string {
+	switch {
+	case err != nil:
+		return "error: " + err.Error()
+	case r.Deduped:
+		return fmt.Sprintf("deduplicated to %s value=%x", r.EventID, r.Value)
+	}
+	return fmt.Sprintf("committed %s value=%x", r.EventID, r.Value)
+}
+
+// publish replays the relay's publish: the row it took must be the
+// store's oldest unpublished one, and the broker message the same.
+func (b *Backend) publish(c Conn, e *model.Event) error {
+	rows, err := c.ClaimUnpublished(b.ctx, 1)
+	if err != nil {
+		return b.differ(e, "error: "+err.Error(), "claimed "+e.EventID.String())
+	}
+	if len(rows) == 0 || rows[0].EventID != e.EventID {
+		got := "no unpublished row"
+		if len(rows) > 0 {
+			got = "claimed " + rows[0].EventID.String()
+		}
+		return b.differ(e, got, "claimed "+e.EventID.String())
+	}
+	msg, err := c.Publish(b.ctx, e.EventID, e.At)
+	if err == nil && msg != e.N {
+		return b.differ(e, fmt.Sprintf("message %d", msg), fmt.Sprintf("message %d", e.N))
+	}
+	return b.agree(e, "published", err)
+}
+
+// apply replays a delivery: the message must carry the same event, and be
+// applied or skipped as a duplicate as the model did. Deliver takes the
+// message id, so the broker's message-to-event mapping is checked too.
+func (b *Backend) apply(c Conn, e *model.Event) error {
+	event, applied, err := c.Deliver(b.ctx, e.N2, e.At)
+	if err == nil && (applied != e.OK || event != e.EventID) {
+		return b.differ(e, fmt.Sprintf("%s applied=%v", event, applied), fmt.Sprintf("%s applied=%v", e.EventID, e.OK))
+	}
+	return b.agree(e, "applied", err)
+}
+
+// dlqWrite replays the first dead-letter step (a worker's decision, or the
+// lease path's for a job out of attempts).
+func (b *Backend) dlqWrite(c Conn, e *model.Event) error {
+	row := sqlstore.DLQRow{Job: e.Job, Tenant: e.Tenant, Reason: e.Code, Attempts: int32(e.N)}
+	return b.agree(e, "written", c.WriteDLQ(b.ctx, row, b.takeFail(e.Actor, e.Job), e.At))
+}
+
+// redrive replays an operator's redrive; a redrive the model refused as
+// not allowed must be refused by the store too. (A rate-limited one is the
+// model's throttle, not the store's business: nothing to replay.)
+func (b *Backend) redrive(c Conn, e *model.Event) error {
+	switch {
+	case e.OK:
+		if err := c.Redrive(b.ctx, e.Job, e.At, e.At+e.N2); err != nil {
+			return b.differ(e, "error: "+err.Error(), "redriven")
+		}
+		return b.agree(e, "audited", c.Audit(b.ctx, sqlstore.AuditRow{
+			Operator: e.Actor.String(), Action: "redrive", Job: e.Job, NewJob: e.Job}, e.At))
+	case e.Code == model.CodeCancelledTerminal || e.Code == model.CodeNotDead:
+		if err := c.Redrive(b.ctx, e.Job, e.At, e.At); err == nil {
+			return b.differ(e, "redriven", "refused: "+e.Code.String())
+		}
+	}
+	return nil
+}
+
+// reprocess records the audit entry of a reprocess (its new job was the
+// enqueue just before).
+func (b *Backend) reprocess(c Conn, e *model.Event) error {
+	if !e.OK {
+		return nil
+	}
+	row := sqlstore.AuditRow{Operator: strings.TrimPrefix(e.Text, "operator="), Action: "reprocess", Job: e.Job, NewJob: e.Other}
+	return b.agree(e, "audited", c.Audit(b.ctx, row, e.At))
+}
+
+// failNote is a worker's last failed attempt: the model's Fail records
+// its code on the job with no event of its own when the decision is to
+// dead-letter (the DLQ write that follows carries the reason instead).
+type failNote struct {
+	job  model.JobID
+	code model.Code
+}
+
+func (b *Backend) noteFail(e *model.Event) {
+	if e.Actor.Role != model.RoleWorker || e.Actor.ID < 0 {
+		return
+	}
+	for int(e.Actor.ID) >= len(b.fails) {
+		b.fails = append(b.fails, failNote{})
+	}
+	b.fails[e.Actor.ID] = failNote{job: e.Job, code: e.Code}
+}
+
+// takeFail returns (and forgets) the code of the worker's failed attempt
+// at job; CodeNone when its last failure was at another job, or none.
+func (b *Backend) takeFail(a model.Actor, job model.JobID) model.Code {
+	if a.Role != model.RoleWorker || int(a.ID) >= len(b.fails) || a.ID < 0 {
+		return model.CodeNone
+	}
+	n := b.fails[a.ID]
+	b.fails[a.ID] = failNote{}
+	if n.job != job || job == 0 {
+		return model.CodeNone
+	}
+	return n.code
+}
+
+// agree fails when the store refused what the model did.
+func (b *Backend) agree(e *model.Event, what string, err error) error {
+	if err != nil {
+		return b.differ(e, "error: "+err.Error(), what)
+	}
+	return nil
+}
+
+// divergence is a disagreement between the store and the model.
+type divergence struct {
+	event     string
+	got, want string
+	backend   string
+}
+
+func (d *divergence) Error() string {
+	return fmt.Sprintf("%s said %s, the model said %s (%s)", d.backend, d.got, d.want, d.event)
+}
+
+func (b *Backend) differ(e *model.Event, got, want string) error {
+	return &divergence{event: e.String(), got: got, want: want, backend: b.name}
+}

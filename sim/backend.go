@@ -1,0 +1,68 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/model"
+)
+
+// Backend is a second implementation of the pipeline driven in lockstep
+// with the model (differential execution, as FoundationDB and TigerBeetle
+// test theirs): every event the model records is replayed against it, and
+// it says whether it agrees. It must be deterministic in what it reports;
+// it may do I/O (a database), which is why it lives behind this seam and
+// not in sim.
+type Backend interface {
+	// Name is the backend's -backend flag value ("sqlite", "postgres").
+	Name() string
+	// Begin starts a seed on an empty store. sys is the model the events
+	// come from; it stays valid until End.
+	Begin(seed uint64, sys *model.System) error
+	// Observe replays one event, already applied by the model and hashed.
+	// An error is a divergence: the run stops and fails.
+	Observe(e *model.Event) error
+	// End compares the backend's final state with the model's.
+	End(sys *model.System) error
+}
+
+// DivergenceInvariant names the check a backend fails when it disagrees
+// with the model.
+const DivergenceInvariant = "backend-divergence"
+
+// backendState is the recorder's side of the seam: the first divergence
+// and the event it happened at.
+type backendState struct {
+	b   Backend
+	err error
+	seq uint64
+	job model.JobID
+}
+
+// observe hands e to the backend until the first divergence.
+func (s *backendState) observe(e *model.Event) {
+	if s.err != nil {
+		return
+	}
+	if err := s.b.Observe(e); err != nil {
+		s.err, s.seq, s.job = err, e.Seq, e.Job
+	}
+}
+
+// violation is the divergence as an invariant violation (nil: none).
+func (s *backendState) violation(seed uint64) *invariants.Violation {
+	if s == nil || s.err == nil {
+		return nil
+	}
+	v := invariants.Violation{Invariant: DivergenceInvariant, Job: s.job,
+		Message: fmt.Sprintf("seed %d: %s backend: %v", seed, s.b.Name(), s.err)}
+	if s.seq > 0 {
+		// The error names the backend ("sqlite said X, the model said Y").
+		v.Message = fmt.Sprintf("seed %d at event #%d: %v", seed, s.seq, s.err)
+		v.Events = []uint64{s.seq}
+	}
+	return &v
+}
+
+// diverged reports whether the backend has disagreed yet.
+func (s *backendState) diverged() bool { return s != nil && s.err != nil }
