@@ -7,8 +7,9 @@ import (
 	"github.com/durasim/durasim/sqlstore"
 )
 
-// Extra is what the model does that [sqlstore.Ops] cannot express: each
-// method one transaction on the actor's connection, like Ops. A fence of 0
+// Extra is what the model does beyond [sqlstore.Ops] (sqlstore implements
+// it on *Conn): each method one transaction on the actor's connection,
+// like Ops. A fence of 0
 // means unfenced: the lease path cancels or dead-letters whatever job it
 // finds expired or out of attempts, holder or not.
 type Extra interface {
@@ -39,31 +40,5 @@ type Conn interface {
 	Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error)
 }
 
-// conn is a store connection with the mirror's Extra.
-type conn struct {
-	*sqlstore.Conn
-	x extraSQL
-}
-
-// Cancel is the store's own fenced Cancel; the lease path's unfenced one
-// (fence 0) is the mirror's.
-func (c conn) Cancel(ctx context.Context, job model.JobID, fence uint64, code model.Code, now model.Time) error {
-	if fence == 0 {
-		return c.x.Cancel(ctx, job, fence, code, now)
-	}
-	return c.Conn.Cancel(ctx, job, fence, code, now)
-}
-
-// WriteDLQ, MarkDead, Redrive and Audit are the mirror's.
-func (c conn) WriteDLQ(ctx context.Context, row sqlstore.DLQRow, lastCode model.Code, now model.Time) error {
-	return c.x.WriteDLQ(ctx, row, lastCode, now)
-}
-func (c conn) MarkDead(ctx context.Context, job model.JobID, fence uint64, reason model.Code, now model.Time) error {
-	return c.x.MarkDead(ctx, job, fence, reason, now)
-}
-func (c conn) Redrive(ctx context.Context, job model.JobID, now, deadlineAt model.Time) error {
-	return c.x.Redrive(ctx, job, now, deadlineAt)
-}
-func (c conn) Audit(ctx context.Context, row sqlstore.AuditRow, now model.Time) error {
-	return c.x.Audit(ctx, row, now)
-}
+// *sqlstore.Conn is the mirror's connection: the store implements Extra.
+var _ Conn = (*sqlstore.Conn)(nil)

@@ -98,9 +98,7 @@ func (b *Backend) conn(a model.Actor) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting %s: %w", a, err)
 	}
-	// The store's connection does what its contract says; the mirror adds
-	// what the contract lacks, unless the store grew it.
-	var c Conn = conn{Conn: sc, x: extraSQL{db: b.store.DB()}}
+	var c Conn = sc
 	if b.wrap != nil {
 		c = b.wrap(c)
 	}

@@ -316,8 +316,7 @@ func (c *Conn) Retry(ctx context.Context, job model.JobID, fence uint64, visible
 // before the retry): the job becomes cancelled with reason, never in the
 // DLQ. (Not in Ops: an addition for the mirror.)
 func (c *Conn) Cancel(ctx context.Context, job model.JobID, fence uint64, reason model.Code, now model.Time) error {
-	return c.fencedOp(ctx, "cancel", job, fence,
-		"UPDATE jobs SET state = '"+sCancelled+"', last_code = $3"+fenceWhere, reason.String())
+	return c.terminal(ctx, "cancel", job, fence, "state = '"+sCancelled+"'", reason)
 }
 
 func (c *Conn) fencedOp(ctx context.Context, op string, job model.JobID, fence uint64, query string, args ...any) error {
