@@ -223,17 +223,17 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	g := o.start(ctx, false)
 	dctx, cancel := context.WithTimeout(ctx, o.cfg.Drain)
 	defer cancel()
-	var left backlog
+	var left sqlstore.Backlog
 	for {
 		if err := o.failed(); err != nil {
 			o.stop(g)
 			return nil, err
 		}
-		b, err := readBacklog(dctx, o.store.DB())
+		b, err := o.store.Backlog(dctx)
 		if err == nil {
 			left = b // a read cut short by the deadline must not report zeros
 		}
-		if err == nil && left.drained() {
+		if err == nil && left.Drained() {
 			break
 		}
 		if dctx.Err() != nil {
@@ -258,7 +258,7 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := readExtra(ctx, o.store.DB())
+	x, err := readExtra(ctx, o.store)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +311,7 @@ func (o *orch) enqueue(ctx context.Context, c *sqlstore.Conn, n int) error {
 // feed keeps a backlog while kills remain, so that every kill point keeps
 // being reached (after_dlq_write needs poison jobs to keep coming).
 func (o *orch) feed(ctx context.Context, c *sqlstore.Conn) error {
-	b, err := readBacklog(ctx, o.store.DB())
+	b, err := o.store.Backlog(ctx)
 	if err != nil {
 		return err
 	}

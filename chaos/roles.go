@@ -360,10 +360,7 @@ func (r *Relay) publish(ctx context.Context, ops sqlstore.Ops, row sqlstore.Row)
 }
 
 // Message is a broker message.
-type Message struct {
-	ID    int64
-	Event model.EventID
-}
+type Message = sqlstore.Message
 
 // Broker reads, in id order, the messages after a position and those
 // behind it whose event was never applied.

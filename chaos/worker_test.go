@@ -93,7 +93,7 @@ func (r *rig) drainAndCheck() *Report {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	x, err := readExtra(r.ctx, r.store.DB())
+	x, err := readExtra(r.ctx, r.store)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestKillPointsRecover(t *testing.T) {
 			a := r.worker("a")
 			a.Kill = killAt(tc.p, tc.nth)
 			r.crash(a)
-			x, err := readExtra(r.ctx, r.store.DB())
+			x, err := readExtra(r.ctx, r.store)
 			if err != nil {
 				t.Fatal(err)
 			}
