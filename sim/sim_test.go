@@ -231,3 +231,24 @@ func TestRunnerReuseIsFresh(t *testing.T) {
 		}
 	}
 }
+
+// Summary.Traces changes with any seed's trace and with the order of the
+// seeds: equal values mean every seed, in order, had the same trace.
+func TestSummaryTracesFoldsEveryHash(t *testing.T) {
+	fold := func(hashes ...uint64) uint64 {
+		s := sim.NewSummary("correct")
+		for _, h := range hashes {
+			s.Add(&sim.Result{Hash: h})
+		}
+		return s.Traces
+	}
+	base := fold(1, 2, 3)
+	if base != fold(1, 2, 3) {
+		t.Fatal("not a function of the hashes")
+	}
+	for name, other := range map[string]uint64{"one seed differs": fold(1, 2, 4), "order": fold(2, 1, 3), "one seed more": fold(1, 2, 3, 0)} {
+		if other == base {
+			t.Errorf("%s: same fold %016x", name, base)
+		}
+	}
+}

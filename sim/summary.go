@@ -12,11 +12,15 @@ import (
 
 // Summary aggregates the results of many seeds of one configuration.
 type Summary struct {
-	Design       string
-	Seeds        int
-	Failed       int
-	Drained      int
-	Events       uint64
+	Design  string
+	Seeds   int
+	Failed  int
+	Drained int
+	Events  uint64
+	// Traces folds every seed's trace hash, in the order added (seed
+	// order): two sweeps of one range print the same value exactly when
+	// every seed's trace is the same — across backends, machines, -parallel.
+	Traces       uint64
 	Injected     [faults.KindCount]int
 	BoundaryHits []int          // crash/pause faults per model.Boundary
 	ByInvariant  map[string]int // failing seeds per invariant
@@ -26,7 +30,7 @@ type Summary struct {
 
 // NewSummary returns an empty summary for design.
 func NewSummary(design string) *Summary {
-	return &Summary{Design: design, BoundaryHits: make([]int, len(model.Boundaries())+1), ByInvariant: map[string]int{}}
+	return &Summary{Design: design, Traces: hashSeed, BoundaryHits: make([]int, len(model.Boundaries())+1), ByInvariant: map[string]int{}}
 }
 
 // Add folds one result in. Results must be added in seed order for First
@@ -34,6 +38,7 @@ func NewSummary(design string) *Summary {
 func (s *Summary) Add(r *Result) {
 	s.Seeds++
 	s.Events += r.Events
+	s.Traces = mix(s.Traces, r.Hash)
 	if r.Drained {
 		s.Drained++
 	}
@@ -102,6 +107,7 @@ func (s *Summary) Write(w io.Writer, d *model.Design) {
 	fmt.Fprintf(w, "design      %s\n", s.Design)
 	fmt.Fprintf(w, "seeds       %d (%d drained)\n", s.Seeds, s.Drained)
 	fmt.Fprintf(w, "events      %d\n", s.Events)
+	fmt.Fprintf(w, "traces      %016x (the seeds' trace hashes, folded in seed order)\n", s.Traces)
 	fmt.Fprintf(w, "faults      %s\n", s.faultLine())
 	fmt.Fprintf(w, "boundaries  %s\n", s.boundaryLine(d))
 	if missing := s.Unfaulted(d); len(missing) > 0 {

@@ -194,6 +194,7 @@ type summaryLine struct {
 	Drained     int            `json:"drained"`
 	Failed      int            `json:"failed"`
 	Events      uint64         `json:"events"`
+	Traces      string         `json:"traces"`     // the seeds' trace hashes folded in seed order
 	Faults      map[string]int `json:"faults"`     // every fault kind
 	Boundaries  map[string]int `json:"boundaries"` // crash/pause faults per boundary the design crosses
 	Unfaulted   []string       `json:"unfaulted"`
@@ -213,7 +214,7 @@ type shrunkLine struct {
 func newSummaryLine(sum *sim.Summary, design *model.Design, shard string, sh *sim.Shrunk) summaryLine {
 	l := summaryLine{
 		Type: "summary", Design: sum.Design, Shard: shard, Seeds: sum.Seeds, Drained: sum.Drained,
-		Failed: sum.Failed, Events: sum.Events, Faults: map[string]int{}, Boundaries: map[string]int{},
+		Failed: sum.Failed, Events: sum.Events, Traces: fmt.Sprintf("%016x", sum.Traces), Faults: map[string]int{}, Boundaries: map[string]int{},
 		Unfaulted: []string{}, ByInvariant: sum.ByInvariant, FailedSeeds: sum.FailedSeeds,
 	}
 	if l.FailedSeeds == nil {
