@@ -3,6 +3,8 @@ package chaos
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -189,24 +191,19 @@ func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
 	// No duplicate effects: one effect per event and per (key, stage),
 	// one outbox row per (key, stage), one ledger entry per event, and no
 	// two deliveries both reported as applied.
-	for ev, n := range effByEvent {
-		if n > 1 {
-			add(&dup, "event %v has %d effects", ev, n)
-		}
-	}
-	for k, n := range effByStage {
-		if n > 1 {
-			add(&dup, "%s has %d effects", k, n)
-		}
-	}
-	for k, n := range rowByStage {
-		if n > 1 {
-			add(&dup, "%s was committed %d times (outbox rows)", k, n)
-		}
-	}
-	for ev, n := range ledger {
-		if n > 1 {
-			add(&dup, "event %v is %d times in the ledger", ev, n)
+	for _, m := range []struct {
+		counts map[string]int
+		format string
+	}{
+		{byString(effByEvent), "event %s has %d effects"},
+		{effByStage, "%s has %d effects"},
+		{rowByStage, "%s was committed %d times (outbox rows)"},
+		{byString(ledger), "event %s is %d times in the ledger"},
+	} {
+		for _, k := range slices.Sorted(maps.Keys(m.counts)) {
+			if n := m.counts[k]; n > 1 {
+				add(&dup, m.format, k, n)
+			}
 		}
 	}
 	applied := map[int64]string{}
@@ -261,7 +258,7 @@ func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
 			add(&lost, "job %v stuck %s (stage %s, attempt %d)", j.ID, j.State, j.Stage, j.Attempt)
 		}
 	}
-	for id := range dlq {
+	for _, id := range slices.Sorted(maps.Keys(dlq)) {
 		if jobs[id].State != model.Dead {
 			add(&lost, "DLQ holds job %v, which is %s", id, jobs[id].State)
 		}
@@ -296,7 +293,7 @@ func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
 			add(&orphan, "broker message %d carries event %v, never committed", m.ID, m.Event)
 		}
 	}
-	for ev := range ledger {
+	for _, ev := range slices.Sorted(maps.Keys(ledger)) {
 		if _, ok := rows[ev]; !ok {
 			add(&orphan, "ledger holds event %v, never committed", ev)
 		}
@@ -416,4 +413,14 @@ func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
 	}
 
 	r.Invariants = []Invariant{dup, lost, unpub, orphan, stale, durable, points}
+}
+
+// byString keys counts by their printed form, so every count map is
+// reported the same way, in sorted order (a report reads the same twice).
+func byString[K comparable](counts map[K]int) map[string]int {
+	out := make(map[string]int, len(counts))
+	for k, n := range counts {
+		out[fmt.Sprint(k)] = n
+	}
+	return out
 }
