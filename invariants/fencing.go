@@ -23,7 +23,7 @@ type leaseState struct {
 }
 
 // leaseFence checks a new lease against the previous one and makes it
-// current.
+// current. (That fences grow is checked across all jobs: grantFence.)
 func (s *Suite) leaseFence(e *model.Event, j *job) {
 	if j == nil {
 		return
@@ -33,19 +33,45 @@ func (s *Suite) leaseFence(e *model.Event, j *job) {
 		s.report(Fencing, e.Job, fmt.Sprintf("%v leased with fence %d while fence %d is valid until %s",
 			e.Job, e.Fence, l.fence, millis(l.until)), l.seq, l.beat, e.Seq)
 	}
-	if l.fence != 0 && e.Fence <= l.fence {
-		s.report(Fencing, e.Job, fmt.Sprintf("%v leased with fence %d, not above the previous fence %d",
-			e.Job, e.Fence, l.fence), l.seq, e.Seq)
-	}
-	*l = leaseState{fence: e.Fence, attempt: e.Attempt, held: true, holder: e.Actor, seq: e.Seq, until: e.At + s.span(e)}
+	*l = leaseState{fence: e.Fence, attempt: j.sh.attempts, held: true, holder: e.Actor, seq: e.Seq, until: e.At + s.span(e)}
 }
 
-// span is the lease span an event grants (N), or the configured lease.
-func (s *Suite) span(e *model.Event) model.Time {
-	if e.N > 0 {
-		return e.N
+// expired checks a redelivery: the lease it ends was the current one and
+// its time was up.
+func (s *Suite) expired(e *model.Event, j *job) {
+	if j == nil || !j.enqueued {
+		return
 	}
-	return s.cfg.Model.Lease
+	l := &j.lease
+	if e.Fence != l.fence || e.Attempt != j.sh.attempts {
+		s.disagree(e.Job, fmt.Sprintf("%v lease of fence %d attempt %d expired, the history holds fence %d attempt %d",
+			e.Job, e.Fence, e.Attempt, l.fence, j.sh.attempts), l.seq, e.Seq)
+	}
+	if l.held && e.At < l.until {
+		s.report(Fencing, e.Job, fmt.Sprintf("%v lease of fence %d declared expired at %s, but it is valid until %s",
+			e.Job, l.fence, millis(e.At), millis(l.until)), l.seq, l.beat, e.Seq)
+	}
+}
+
+// refusal checks a fenced call the queue refused: stale only if its fence
+// is not the current one, not leased only if the job is not.
+func (s *Suite) refusal(e *model.Event, j *job) {
+	if e.OK || j == nil || !j.enqueued || j.lease.fence == 0 {
+		return
+	}
+	l := &j.lease
+	switch e.Code {
+	case model.CodeStaleFence:
+		if e.Fence == l.fence {
+			s.report(Fencing, e.Job, fmt.Sprintf("%v %v with the current fence %d refused as stale", e.Job, e.Kind, e.Fence), l.seq, e.Seq)
+		} else if uint64(e.N2) != l.fence {
+			s.disagree(e.Job, fmt.Sprintf("%v %v refusal names fence %d as current, the history %d", e.Job, e.Kind, e.N2, l.fence), l.seq, e.Seq)
+		}
+	case model.CodeNotLeased:
+		if j.state == model.Leased && e.Fence == l.fence {
+			s.report(Fencing, e.Job, fmt.Sprintf("%v %v refused as not leased, but fence %d holds its lease", e.Job, e.Kind, e.Fence), l.seq, e.Seq)
+		}
+	}
 }
 
 // heartbeat checks an accepted heartbeat's fence; the holder's extends

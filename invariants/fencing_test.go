@@ -33,6 +33,6 @@ func TestFencing(t *testing.T) {
 			want:    []want{{1, []uint64{3, 4}, "j1 dead by w0, but fence 2 is held by w1"}}},
 		{name: "a fence that does not grow",
 			history: one(enqueue(1), lease(1, 5, 1), retry(1, 5, 1, 0), lease(1, 5, 2)),
-			want:    []want{{1, []uint64{2, 4}, "j1 leased with fence 5, not above the previous fence 5"}}},
+			want:    []want{{1, []uint64{2, 4}, "j1 leased with fence 5, but fence 5 was granted before"}}},
 	})
 }

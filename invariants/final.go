@@ -7,38 +7,62 @@ import (
 	"github.com/durasim/durasim/model"
 )
 
-// Final is the end-of-run state the final checks read. [FinalOf] builds it
-// from a model.System; fixtures may build it by hand.
+// Final is the end-of-run state the final checks read: the durable state
+// read back. [FinalOf] builds it from a model.System; fixtures may build it
+// by hand.
 type Final struct {
-	Jobs    []model.Job // may be partial: a job it omits is judged by its last state in the history
-	Rows    []model.OutboxRow
-	Effects []model.Effect
-	DLQ     []model.Envelope
-	Audit   []model.AuditEntry
+	Jobs     []model.Job // may be partial: a job it omits is judged by its last state in the history
+	Rows     []model.OutboxRow
+	Effects  []model.Effect
+	Messages []model.Message // nil: not read back (fixtures)
+	DLQ      []model.Envelope
+	Audit    []model.AuditEntry
+	End      model.Time // when the run ended
+	// Full says every job, row and message is listed with every field the
+	// system stores, so the read-back compares them all with the history;
+	// otherwise only the jobs' states are compared.
+	Full bool
 
-	// sys, set by FinalOf, stands for Jobs, Rows and Effects: the checks
-	// read them from the system in place, since copying every job, row and
-	// effect of a large run would double its memory at the very end.
+	// sys, set by FinalOf, stands for Jobs, Rows, Effects and Messages: the
+	// checks read them from the system in place, since copying every job,
+	// row and effect of a large run would double its memory at the very end.
 	sys *model.System
 }
 
 // FinalOf returns the final state of s. The DLQ and the audit log are
-// copied; jobs, rows and effects are read from s by [Suite.Finish], so s
-// must not change until Finish has returned.
+// copied; jobs, rows, effects and messages are read from s by
+// [Suite.Finish], so s must not change until Finish has returned.
 func FinalOf(s *model.System) Final {
-	return Final{DLQ: s.DLQEntries(), Audit: s.Audit(), sys: s} // both return copies
+	return Final{DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, sys: s} // both return copies
 }
 
-// eachJob calls fn with the id and state of every job of the final state.
-func (f *Final) eachJob(fn func(id model.JobID, st model.State)) {
+// eachJob calls fn with every job of the final state.
+func (f *Final) eachJob(fn func(j *model.Job)) {
 	if f.sys != nil {
-		f.sys.EachJob(func(j *model.Job) { fn(j.ID, j.State) })
+		f.sys.EachJob(fn)
 		return
 	}
 	for i := range f.Jobs {
-		fn(f.Jobs[i].ID, f.Jobs[i].State)
+		fn(&f.Jobs[i])
 	}
 }
+
+// eachMessage calls fn with every broker message of the final state.
+func (f *Final) eachMessage(fn func(m *model.Message)) {
+	if f.sys != nil {
+		for id := int64(1); id <= int64(f.sys.Messages()); id++ {
+			m, _ := f.sys.Message(id)
+			fn(&m)
+		}
+		return
+	}
+	for i := range f.Messages {
+		fn(&f.Messages[i])
+	}
+}
+
+// messagesKnown reports whether the final state lists the messages.
+func (f *Final) messagesKnown() bool { return f.sys != nil || f.Messages != nil }
 
 // eachRow calls fn with every outbox row of the final state, in order.
 func (f *Final) eachRow(fn func(r *model.OutboxRow)) {
@@ -66,7 +90,8 @@ func (f *Final) eachEffect(fn func(job model.JobID, st model.Stage)) {
 // checks.
 type finalView struct {
 	f       Final
-	state   []model.State // by job id: from Final.Jobs, else from the history
+	state   []model.State // by job id: from the history
+	final   []model.State // by job id: from Final.Jobs, else from the history
 	known   []bool        // the job was enqueued or is listed in Final.Jobs
 	rows    []bool        // by event id: Final.Rows holds it
 	effects [][model.StageDone]int32
@@ -74,22 +99,27 @@ type finalView struct {
 
 func (s *Suite) view(f Final) *finalView {
 	n := s.njobs
-	f.eachJob(func(id model.JobID, _ model.State) { n = max(n, int(id)+1) })
+	f.eachJob(func(j *model.Job) { n = max(n, int(j.ID)+1) })
 	f.eachEffect(func(job model.JobID, _ model.Stage) { n = max(n, int(job)+1) })
 	v := &s.fv // reused: Finish runs once per seed, and a Suite may run many
 	v.reset()
 	v.f = f
 	v.state = slices.Grow(v.state, n)[:n]
+	v.final = slices.Grow(v.final, n)[:n]
 	v.known = slices.Grow(v.known, n)[:n]
 	v.effects = slices.Grow(v.effects, n)[:n]
 	for id := range s.njobs {
 		j := s.at(id)
-		v.state[id], v.known[id] = j.state, j.enqueued
+		v.state[id], v.final[id], v.known[id] = j.state, j.state, j.enqueued
 	}
-	f.eachJob(func(id model.JobID, st model.State) {
-		if id > 0 {
-			v.state[id], v.known[id] = st, true
+	f.eachJob(func(j *model.Job) {
+		if j.ID <= 0 {
+			return
 		}
+		if !v.known[j.ID] { // not in the history: the final state is all there is
+			v.state[j.ID] = j.State
+		}
+		v.final[j.ID], v.known[j.ID] = j.State, true
 	})
 	f.eachEffect(func(job model.JobID, st model.Stage) {
 		if job > 0 && st < model.StageDone {
@@ -109,6 +139,7 @@ func (s *Suite) view(f Final) *finalView {
 func (v *finalView) reset() {
 	v.f = Final{}
 	v.state = reuse.Slice(v.state)
+	v.final = reuse.Slice(v.final)
 	v.known = reuse.Slice(v.known)
 	v.rows = reuse.Slice(v.rows)
 	v.effects = reuse.Slice(v.effects)

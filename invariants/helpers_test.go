@@ -36,12 +36,36 @@ var testCfg = Config{Model: model.DefaultConfig(), Secrets: []string{
 
 func key(j model.JobID) string { return "acme:d" + strconv.Itoa(int(j)) + ":v1" }
 
+// It also fills the numbers the broker computes where an event leaves them
+// zero, as the system would: a publish gets the next message id, and an
+// apply the message that last published its event and the delivery's
+// number. A fixture about those numbers sets them itself.
 func hist(evs ...model.Event) []model.Event {
 	out := slices.Clone(evs)
+	var msgs int64
+	lastMsg := map[model.EventID]int64{}
+	deliveries := map[int64]int64{}
 	for i := range out {
-		out[i].Seq = uint64(i + 1)
-		if out[i].At == 0 {
-			out[i].At = model.Time(i+1) * ms
+		e := &out[i]
+		e.Seq = uint64(i + 1)
+		if e.At == 0 {
+			e.At = model.Time(i+1) * ms
+		}
+		switch e.Kind {
+		case model.EvPublish:
+			msgs++
+			if e.N == 0 {
+				e.N = msgs
+			}
+			lastMsg[e.EventID] = e.N
+		case model.EvApply:
+			if e.N2 == 0 {
+				e.N2 = lastMsg[e.EventID]
+			}
+			deliveries[e.N2]++
+			if e.N == 0 {
+				e.N = deliveries[e.N2]
+			}
 		}
 	}
 	return out
@@ -105,6 +129,7 @@ func ack(j model.JobID, fence uint64) model.Event { return fenced(model.EvAck, j
 func retry(j model.JobID, fence uint64, attempt int32, delay model.Time) model.Event {
 	e := fenced(model.EvRetry, j, fence)
 	e.Attempt, e.Code, e.N = attempt, model.CodeTransient, delay
+	e.N2, _ = backoffBound(testCfg.Model.Retry, attempt)
 	return e
 }
 
@@ -135,8 +160,17 @@ func publish(j model.JobID, st model.Stage, id model.EventID) model.Event {
 }
 
 func apply(j model.JobID, st model.Stage, id model.EventID) model.Event {
-	e := stageEv(model.EvApply, consumer, j, st, id)
-	e.N = 1
+	return stageEv(model.EvApply, consumer, j, st, id)
+}
+
+func mark(j model.JobID, st model.Stage, id model.EventID) model.Event {
+	return stageEv(model.EvMarkPublished, relay, j, st, id)
+}
+
+// failed is the worker reporting a failed stage under fence (EvWorkFail).
+func failed(j model.JobID, fence uint64, c model.Code) model.Event {
+	e := jobEv(model.EvWorkFail, w0, j)
+	e.Fence, e.Code, e.OK = fence, c, false
 	return e
 }
 
@@ -154,7 +188,11 @@ func dlqWrite(j model.JobID, c model.Code) model.Event {
 	return e
 }
 
-func redrive(j model.JobID) model.Event { return jobEv(model.EvRedrive, op, j) }
+func redrive(j model.JobID) model.Event {
+	e := jobEv(model.EvRedrive, op, j)
+	e.N, e.N2 = 1, deadline
+	return e
+}
 
 func reprocess(old, nj model.JobID, operator string) model.Event {
 	e := jobEv(model.EvReprocess, op, old)
@@ -194,12 +232,13 @@ func stages(j model.JobID, fence uint64, first model.EventID) []model.Event {
 	return out
 }
 
-// delivered is the relay publishing and the consumer applying events
-// first..first+3 of job j.
+// delivered is the relay publishing and marking, and the consumer
+// applying, events first..first+3 of job j.
 func delivered(j model.JobID, first model.EventID) []model.Event {
 	var out []model.Event
 	for i, st := range model.Stages() {
-		out = append(out, publish(j, st, first+model.EventID(i)), apply(j, st, first+model.EventID(i)))
+		id := first + model.EventID(i)
+		out = append(out, publish(j, st, id), mark(j, st, id), apply(j, st, id))
 	}
 	return out
 }

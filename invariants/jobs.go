@@ -17,6 +17,7 @@ type job struct {
 	// promised: a client was promised this job for its document, and the
 	// promise was checked (nothing-lost; see keepPromise).
 	promised bool
+	sh       shadow // the oracle's own counts and clocks
 }
 
 // facts is a job's identity, from its enqueue, and its lifecycle as the
@@ -32,6 +33,7 @@ type facts struct {
 
 	deadline    model.Time // 0: unknown
 	version     int64      // operation version
+	payload     uint64     // the payload hash it was enqueued with
 	tenant, key string
 }
 
@@ -126,11 +128,13 @@ func (s *Suite) enqueue(e *model.Event, j *job) {
 	}
 	j.facts = facts{
 		enqueued: true, state: model.Pending, enqSeq: e.Seq,
-		version: e.N2, tenant: e.Tenant, key: e.Key,
+		version: e.N2, tenant: e.Tenant, key: e.Key, payload: e.Payload,
 	}
 	if e.N > 0 {
 		j.deadline = e.At + e.N
 	}
+	j.sh.visibleAt, j.sh.visSeq = e.At, e.Seq
+	s.expectDeadline(e)
 	s.claimKey(e, j)
 	s.checkIdentity(e)
 	s.keepPending(e.Job, j)
@@ -156,12 +160,8 @@ func (j *job) advance(e *model.Event) {
 	case model.EvCancel, model.EvCancelAtLease:
 		j.end(model.Cancelled, e.Seq)
 	case model.EvRedrive:
-		if j.state == model.Dead { // cancelled never comes back
+		if j.state == model.Dead { // cancelled never comes back; revive set the new clocks
 			j.state = model.Pending
-			if e.N2 > 0 { // a redrive gives the job a new deadline
-				j.deadline = e.At + e.N2
-			}
-			j.work.tokens = 0 // and a new budget
 		}
 	}
 }

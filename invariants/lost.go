@@ -18,6 +18,7 @@ import (
 // outboxEvent is what the history says about one outbox event id.
 type outboxEvent struct {
 	commit, publish, apply uint64 // the first commit, publish and apply (or duplicate skip)
+	mark, applied          uint64 // the first mark published and the first apply that applied
 	job                    model.JobID
 	key                    string
 	stage                  model.Stage
@@ -58,7 +59,7 @@ func (t *outboxTable) reset() {
 
 // complete reports whether nothing can happen to the event any more.
 func (o *outboxEvent) complete() bool {
-	return o.commit != 0 && o.publish != 0 && o.apply != 0 && o.key != ""
+	return o.commit != 0 && o.publish != 0 && o.mark != 0 && o.applied != 0 && o.key != ""
 }
 
 // event returns the entry of an outbox event id, growing the table; nil for
@@ -202,6 +203,9 @@ func (s *Suite) consumed(e *model.Event) {
 	if o, _ := s.event(e.EventID); o != nil && (e.OK || e.Code == model.CodeDuplicateEvent) {
 		o.note(e)
 		o.apply = first(o.apply, e.Seq)
+		if e.OK {
+			o.applied = first(o.applied, e.Seq)
+		}
 		s.retire()
 	}
 }
@@ -213,10 +217,10 @@ func first(old, seq uint64) uint64 {
 	return seq
 }
 
-// finishLost runs the nothing-lost checks over the final state.
+// finishLost runs the nothing-lost checks over the final state of a
+// drained run (one that did not drain fails liveness instead).
 func (s *Suite) finishLost(v *finalView, out *violations) {
 	if !s.drained {
-		s.undrained(v, out)
 		return
 	}
 	s.unfinished(v, out)
@@ -227,22 +231,22 @@ func (s *Suite) finishLost(v *finalView, out *violations) {
 	s.unapplied(out)
 }
 
-// undrained reports every job still live in a run that did not drain.
-func (s *Suite) undrained(v *finalView, out *violations) {
-	for id := model.JobID(1); int(id) < len(v.state); id++ {
-		if v.known[id] && !v.state[id].Terminal() {
-			enq, last := s.seqs(id)
-			out.add(NothingLost, id, fmt.Sprintf("%v did not drain: still %v", id, v.state[id]), enq, last)
-		}
-	}
-}
-
-// unfinished reports every job of a drained run that is not terminal.
+// unfinished reports every job of a drained run that the history or the
+// final state leaves not terminal.
 func (s *Suite) unfinished(v *finalView, out *violations) {
 	for id := model.JobID(1); int(id) < len(v.state); id++ {
-		if v.known[id] && !v.state[id].Terminal() {
-			enq, last := s.seqs(id)
-			out.add(NothingLost, id, fmt.Sprintf("%v ended %v, not succeeded, dead or cancelled", id, v.state[id]), enq, last)
+		if !v.known[id] {
+			continue
+		}
+		hist, fin := v.state[id], v.final[id]
+		if hist.Terminal() && fin.Terminal() {
+			continue
+		}
+		enq, last := s.seqs(id)
+		if hist == fin {
+			out.add(NothingLost, id, fmt.Sprintf("%v ended %v, not succeeded, dead or cancelled", id, hist), enq, last)
+		} else {
+			out.add(NothingLost, id, fmt.Sprintf("%v ended %v by the history, %v in the final state: not succeeded, dead or cancelled", id, hist, fin), enq, last)
 		}
 	}
 }

@@ -11,16 +11,13 @@ func TestNothingLost(t *testing.T) {
 	row1 := Final{Rows: []model.OutboxRow{{EventID: 1, Key: key(1), Stage: model.StageIngest, Tenant: "acme", Job: 1}}}
 	direct := Final{Rows: []model.OutboxRow{{EventID: 1, Key: key(1), Stage: model.StageIngest, Tenant: "acme", Job: 1, Published: true}}}
 	pending := Final{Jobs: []model.Job{{ID: 1, State: model.Pending}}}
-	died := dead(1, 1, model.CodePermanentError)
+	died := one(failed(1, 1, model.CodePermanentError), dlqWrite(1, model.CodePermanentError), dead(1, 1, model.CodePermanentError))
 	runTable(t, NothingLost, []fixture{
 		{name: "every row published and applied, the job succeeded", history: clean(1, 1, 1), final: succeeded(1)},
 		{name: "relay republished a row and the consumer skipped the duplicate",
 			history: cat(clean(1, 1, 1), one(publish(1, model.StageReview, 4), duplicate(1, model.StageReview, 4))),
 			final:   succeeded(1)},
-		{name: "run that did not drain reports the live job",
-			history: one(enqueue(1), lease(1, 1, 1)), undrained: true,
-			want: []want{{1, []uint64{1, 2}, "j1 did not drain: still leased"}}},
-		{name: "run that did not drain is not judged on finished jobs",
+		{name: "run that did not drain is not judged on finished jobs (liveness is)",
 			history: clean(1, 1, 1)[:11], undrained: true},
 		{name: "drained, but the final state has the job pending",
 			history: one(enqueue(1)), final: pending,
@@ -29,22 +26,22 @@ func TestNothingLost(t *testing.T) {
 			history: one(accept(1)),
 			want:    []want{{1, []uint64{1}, "j1 returned to the client but never enqueued"}}},
 		{name: "committed row never published",
-			history: one(enqueue(1), lease(1, 1, 1), commit(1, model.StageIngest, 1), died), final: row1,
+			history: cat(one(enqueue(1), lease(1, 1, 1), commit(1, model.StageIngest, 1)), died), final: row1,
 			want: []want{{1, []uint64{3}, "e1 (j1 key acme:d1:v1 stage=ingest) committed but never published"}}},
 		{name: "event published with no outbox row",
-			history: one(enqueue(1), lease(1, 1, 1), publish(1, model.StageIngest, 7), apply(1, model.StageIngest, 7), died),
+			history: cat(one(enqueue(1), lease(1, 1, 1), publish(1, model.StageIngest, 7), apply(1, model.StageIngest, 7)), died),
 			want:    []want{{1, []uint64{3}, "e7 published for j1 stage=ingest, but no outbox row was committed"}}},
 		{name: "event published with no event id",
-			history: one(enqueue(1), lease(1, 1, 1), publish(1, model.StageIngest, 0), died),
+			history: cat(one(enqueue(1), lease(1, 1, 1), publish(1, model.StageIngest, 0)), died),
 			want:    []want{{1, []uint64{3}, "j1 stage=ingest published with no event id and nothing committed"}}},
 		{name: "dual write published directly",
-			history: one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, model.StageIngest), publish(1, model.StageIngest, 1), apply(1, model.StageIngest, 1), died),
+			history: cat(one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, model.StageIngest), publish(1, model.StageIngest, 1), apply(1, model.StageIngest, 1)), died),
 			final:   direct},
 		{name: "dual write whose event was never published",
-			history: one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, model.StageIngest), died, dbWriteEv(1, model.StageIngest)),
+			history: cat(one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, model.StageIngest)), died, one(dbWriteEv(1, model.StageIngest))),
 			want:    []want{{1, []uint64{3}, "j1 stage=ingest written to the database under key acme:d1:v1 but its event was never published"}}},
 		{name: "published but never applied",
-			history: one(enqueue(1), lease(1, 1, 1), commit(1, model.StageIngest, 1), publish(1, model.StageIngest, 1), died), final: row1,
+			history: cat(one(enqueue(1), lease(1, 1, 1), commit(1, model.StageIngest, 1), publish(1, model.StageIngest, 1)), died), final: row1,
 			want: []want{{1, []uint64{4}, "e1 (j1 stage=ingest) published but never applied"}}},
 	})
 }

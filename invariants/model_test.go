@@ -100,6 +100,8 @@ func (h *harness) work(w model.Actor, l model.Lease) {
 func (h *harness) fail(w model.Actor, l model.Lease, c model.Code) model.Decision {
 	h.t.Helper()
 	cause := &model.WorkError{Code: c, Raw: testCfg.Secrets[1]}
+	// The worker reports its failure, as the simulator does.
+	h.Record(&model.Event{Kind: model.EvWorkFail, Actor: w, Job: l.Job, Fence: l.Fence, Code: c, At: h.clk.now})
 	d, err := h.sys.Fail(w, l.Job, l.Fence, cause)
 	if err != nil {
 		h.t.Fatal(err)
@@ -126,6 +128,7 @@ func (h *harness) relay() {
 		msg := h.sys.Publish(relay, row.EventID)
 		if first {
 			h.sys.Deliver(consumer, msg)
+			h.sys.AckMessage(msg)
 			msg = h.sys.Publish(relay, row.EventID)
 		}
 		h.sys.MarkPublished(relay, row.EventID)
@@ -147,13 +150,17 @@ func (h *harness) finish() []Violation {
 	return got
 }
 
-// copyFinal copies every job, row and effect of s into a Final.
+// copyFinal copies every job, row, effect and message of s into a Final.
 func copyFinal(s *model.System) Final {
-	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit()}
+	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, Messages: []model.Message{}}
 	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
 	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
 		r, _ := s.Row(id)
 		f.Rows = append(f.Rows, r)
+	}
+	for id := int64(1); id <= int64(s.Messages()); id++ {
+		m, _ := s.Message(id)
+		f.Messages = append(f.Messages, m)
 	}
 	return f
 }

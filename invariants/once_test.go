@@ -8,7 +8,7 @@ import (
 
 // clean(1, 1, 1) numbers its events: #1 enqueue, #2 accept, #3 lease,
 // #4..#11 commit/advance per stage ending with the ack at #11, then
-// publish/apply pairs with the applies at #13, #15, #17 and #19.
+// publish/mark/apply triples with the applies at #14, #17, #20 and #23.
 
 func TestExactlyOnce(t *testing.T) {
 	fresh := "acme:d1:v1:redrive:1"
@@ -29,11 +29,14 @@ func TestExactlyOnce(t *testing.T) {
 		{name: "consumer without dedupe applies an event twice",
 			history: cat(clean(1, 1, 1), one(apply(1, model.StageReview, 4))),
 			final:   succeeded(1),
-			want:    []want{{1, []uint64{19, 20}, "j1 stage=review applied twice under key acme:d1:v1"}}},
+			want:    []want{{1, []uint64{23, 24}, "j1 stage=review applied twice under key acme:d1:v1"}}},
 		{name: "commit without lookup: a second event for the same stage",
 			history: cat(clean(1, 1, 1), one(commit(1, model.StageReview, 5), publish(1, model.StageReview, 5), apply(1, model.StageReview, 5))),
 			final:   twoReviews,
-			want:    []want{{1, []uint64{19, 22}, "stage=review applied twice under key acme:d1:v1"}}},
+			want: []want{
+				{1, []uint64{10, 24}, "j1 stage=review committed twice under key acme:d1:v1 (e4, then e5)"},
+				{1, []uint64{23, 26}, "stage=review applied twice under key acme:d1:v1"},
+			}},
 		{name: "redrive under a fresh key redoes a committed stage",
 			history: one(
 				enqueue(1), lease(1, 1, 1), // #1, #2
@@ -51,7 +54,7 @@ func TestExactlyOnce(t *testing.T) {
 			want: []want{{1, []uint64{11}, "j1 succeeded but stage=review has no applied effect"}}},
 		{name: "final state holds two effects of a stage applied once in the history",
 			history: clean(1, 1, 1), final: extraExtract,
-			want: []want{{1, []uint64{11, 15}, "j1 stage=extract has 2 applied effects in the final state"}}},
+			want: []want{{1, []uint64{11, 17}, "j1 stage=extract has 2 applied effects in the final state"}}},
 		{name: "effects still in flight are not judged before the run drained",
 			history: clean(1, 1, 1)[:11], final: noReview, undrained: true},
 	})

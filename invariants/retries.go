@@ -13,8 +13,12 @@ import (
 
 // leaseAttempt checks that a lease is an attempt the job may still make.
 func (s *Suite) leaseAttempt(e *model.Event, j *job) {
-	if m := s.cfg.Model.MaxAttempts; m > 0 && e.Attempt > m {
-		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased for attempt %d of at most %d", e.Job, e.Attempt, m), e.Seq)
+	attempt := e.Attempt
+	if j != nil && j.enqueued {
+		attempt = j.sh.attempts // the oracle's count, not the event's
+	}
+	if m := s.cfg.Model.MaxAttempts; m > 0 && attempt > m {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v leased for attempt %d of at most %d", e.Job, attempt, m), e.Seq)
 	}
 	if j == nil {
 		return
@@ -43,8 +47,11 @@ func (s *Suite) retry(e *model.Event, j *job) {
 		if j.over() {
 			s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after it went %v", e.Job, j.state), j.endSeq, e.Seq)
 		}
+		if j.enqueued {
+			attempt = j.sh.attempts // the oracle's count, not the event's
+		}
 		if j.lease.fence != 0 {
-			attempt, lease = j.lease.attempt, j.lease.seq
+			lease = j.lease.seq
 		}
 	}
 	if permanent(e.Code) {

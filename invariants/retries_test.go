@@ -28,7 +28,7 @@ func TestBoundedRetries(t *testing.T) {
 		{name: "redrive brings a dead job back",
 			history: one(enqueue(1), lease(1, 1, 1), dead(1, 1, model.CodeMaxAttemptsExceeded), redrive(1), lease(1, 2, 1), ack(1, 2))},
 		{name: "lease after cancelled, even after a redrive",
-			history: one(enqueue(1), cancelAtLease(1), redrive(1), lease(1, 1, 1)),
+			history: one(enqueue(1), at(deadline+ms, cancelAtLease(1)), redrive(1), lease(1, 1, 1)),
 			want:    []want{{1, []uint64{2, 4}, "j1 leased after it went cancelled"}}},
 		{name: "retry after dead",
 			history: one(enqueue(1), lease(1, 1, 1), dead(1, 1, model.CodePermanentError), retry(1, 1, 1, 0)),
@@ -49,7 +49,7 @@ func TestBoundedRetries(t *testing.T) {
 			want:    []want{{1, []uint64{2, 3}, "retry delay 800ms outside [0, 400ms] for attempt 1"}}},
 		{name: "fixed strategy: the base is the bound",
 			cfg:     &fixed,
-			history: one(enqueue(1), lease(1, 1, 1), retry(1, 1, 1, 200*ms), lease(1, 2, 2), retry(1, 2, 2, 201*ms)),
+			history: one(enqueue(1), lease(1, 1, 1), retry(1, 1, 1, 200*ms), at(203*ms, lease(1, 2, 2)), at(204*ms, retry(1, 2, 2, 201*ms))),
 			want:    []want{{1, []uint64{4, 5}, "retry delay 201ms outside [0, 200ms] for attempt 2 (fixed)"}}},
 	})
 }
@@ -84,6 +84,7 @@ func TestRedriveMovesTheDeadline(t *testing.T) {
 		{Seq: 4, At: 500, Kind: model.EvRedrive, Job: 1, Tenant: "acme", Key: "acme:d:v1", N: 1, N2: 5000, OK: true},
 	}
 	cfg := Config{Model: model.DefaultConfig()}
+	cfg.Model.Deadline = 5000 // what the redrive's N2 announces
 	late := model.Event{Seq: 5, At: 2000, Kind: model.EvLease, Job: 1, Fence: 2, Attempt: 1, N: 100, OK: true}
 	for _, v := range Check(cfg, append(base[:4:4], late), Final{}, false) {
 		if v.Invariant == BoundedRetries {

@@ -27,6 +27,11 @@ type Suite struct {
 	ops       operatorLog             // reprocess-redrive
 	buckets   map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
 	secrets   secretIndex             // dlq-hygiene: finds any workload secret in a text
+	g         global                  // the oracle's shared account: fences, messages, phases
+	brk       breakerRef              // circuit-breaker: the oracle's reference breaker
+	loose     map[string]*keyRecord   // idempotency: keys no enqueue owns
+	markedAt  []model.Time            // by event id: when the relay marked it (+1; 0: never)
+	prunedSet []bool                  // by event id: pruned from the outbox
 
 	// Scratch of Finish, kept so that a Suite reused across seeds
 	// (Reset) does not allocate them again; cleared before each use.
@@ -65,6 +70,11 @@ func (s *Suite) Reset(cfg Config) {
 	s.promises = reuse.Map(s.promises)
 	s.ops.reset(cfg.Model.Redrive)
 	s.buckets = reuse.Map(s.buckets)
+	s.g.reset()
+	s.brk.reset(cfg.Model.Breaker)
+	s.loose = reuse.Map(s.loose)
+	s.markedAt = reuse.Slice(s.markedAt)
+	s.prunedSet = reuse.Slice(s.prunedSet)
 
 	var src SecretSource = secretList(cfg.Secrets)
 	if cfg.SecretSource != nil {
@@ -121,6 +131,9 @@ func (s *Suite) Finish(f Final) []Violation {
 	s.finishLost(v, &out)
 	s.finishHygiene(v, &out)
 	s.finishOperator(v, &out)
+	s.finishRevived(&out)
+	s.finishConsistency(v, &out)
+	s.finishLiveness(v, &out)
 	v.f = Final{} // the scratch view must not keep the system alive
 	return out
 }
@@ -150,42 +163,126 @@ func (s *Suite) observe(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvEnqueue:
 		s.enqueue(e, j)
+		s.enqueueDecision(e)
 	case model.EvAccept:
 		s.accept(e, j)
 	case model.EvStatus:
 		s.status(e)
 	case model.EvLease:
-		s.leaseAttempt(e, j)
-		s.leaseFence(e, j)
+		s.lease(e, j)
+	case model.EvLeaseExpired:
+		s.expired(e, j)
+	case model.EvCancelAtLease:
+		s.cancelledAtLease(e, j)
+	case model.EvExhausted:
+		s.exhausted(e, j)
 	case model.EvHeartbeat:
 		s.heartbeat(e, j)
 		s.lostLease(e, j)
+		s.refusal(e, j)
 	case model.EvAdvance, model.EvAck:
 		s.checkFence(e, j)
+		s.refusal(e, j)
+		s.checkpointed(e, j)
+		s.acked(e, j)
 	case model.EvRetry:
 		s.checkFence(e, j)
+		s.refusal(e, j)
 		s.retry(e, j)
-	case model.EvDead, model.EvCancel:
+		if e.OK {
+			s.retryPolicy(e, j)
+		}
+	case model.EvDead:
 		s.checkHolder(e, j)
+		s.refusal(e, j)
+		s.markedDead(e, j)
+	case model.EvCancel:
+		s.checkHolder(e, j)
+		s.refusal(e, j)
+		if e.OK {
+			s.cancelPolicy(e, j)
+		}
+	default:
+		s.observeMore(e, j)
+	}
+}
+
+// observeMore is observe for the outbox, broker, consumer, DLQ, operator
+// and simulation events.
+func (s *Suite) observeMore(e *model.Event, j *job) {
+	switch e.Kind {
 	case model.EvCommit:
 		s.commit(e)
+		s.commitDecision(e, j)
 	case model.EvDBWrite:
 		s.dbWrite(e)
+		s.wroteDirect(e, j)
 	case model.EvPublish:
 		s.publish(e)
+		s.published(e)
+	case model.EvMarkPublished:
+		s.marked(e)
+	case model.EvPrune:
+		s.pruned(e)
+		s.prunedSet = growTo(s.prunedSet, int(max(e.EventID, 0))+1)
+		s.prunedSet[max(e.EventID, 0)] = e.OK
 	case model.EvApply:
+		s.delivered(e)
 		s.applyOnce(e, j)
+		s.skipped(e)
 		s.consumed(e)
 	case model.EvDLQWrite:
 		s.dlqWrite(e, j)
+		s.dlqPolicy(e, j)
 	case model.EvExtract:
+		s.resumed(e, j)
 		s.extract(e, j)
+	case model.EvWorkFail:
+		s.workFailed(e, j)
 	case model.EvCrash:
 		s.crashed(e, j)
 	case model.EvRedrive:
 		s.redrive(e, j)
+		s.revive(e, j)
 	case model.EvReprocess:
 		s.reprocess(e, j)
+		s.reprocessed(e, j)
+	case model.EvBreaker:
+		s.breakerEvent(e)
+	case model.EvPhase:
+		s.phase(e)
+	case model.EvFault:
+		s.fault(e)
+	}
+}
+
+// lease checks a lease: that it waited for the job to become visible, is
+// an attempt the job may make, has a fresh fence, does not overlap a valid
+// lease and that the breaker let it through; it then becomes current.
+func (s *Suite) lease(e *model.Event, j *job) {
+	if !e.OK {
+		return
+	}
+	s.leaseTimely(e, j)
+	s.countAttempt(e, j)
+	s.leaseAttempt(e, j)
+	s.grantFence(e)
+	s.leaseFence(e, j)
+	s.breakerLease(e)
+	if j != nil {
+		j.sh.resume, j.sh.resumeFence = j.sh.checkpoint, e.Fence
+	}
+}
+
+// acked feeds a successful attempt to the breaker and resolves the job's
+// DLQ entry, if a crash after writing it left the job to a redelivery.
+func (s *Suite) acked(e *model.Event, j *job) {
+	if e.Kind != model.EvAck || !e.OK {
+		return
+	}
+	s.breakerOutcome(e, false)
+	if j != nil && j.sh.dlq.seq != 0 {
+		j.sh.dlqResolved = true
 	}
 }
 

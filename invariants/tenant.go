@@ -17,6 +17,7 @@ type owner struct {
 	// applied is, for exactly-once-effect, the first applied effect of each
 	// stage under the key: kept here, it costs no map entry of its own.
 	applied [model.StageDone]uint64
+	rec     keyRecord // the job, payload and commits under the key
 }
 
 // claimKey makes the enqueuing tenant the owner of a key nobody owns yet.

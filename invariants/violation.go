@@ -18,12 +18,16 @@ const (
 	DLQHygiene      = "dlq-hygiene"
 	OperatorActions = "reprocess-redrive" // audited, versioned, rate-limited; cancelled is terminal
 	WastedWork      = "wasted-work"       // no two workers pay for the same job's work at once
+	Breaker         = "circuit-breaker"   // opens, probes and closes as seed 003 says; no lease while open
+	Consistency     = "consistency"       // what the system reports and stores agrees with the history
+	Liveness        = "liveness"          // after the faults stop, the system drains
 )
 
 // Names lists every invariant in the order [Suite.Finish] reports final
 // checks.
 func Names() []string {
-	return []string{ExactlyOnce, TenantIsolation, BoundedRetries, Fencing, NothingLost, DLQHygiene, OperatorActions, WastedWork}
+	return []string{ExactlyOnce, TenantIsolation, BoundedRetries, Fencing, NothingLost, DLQHygiene, OperatorActions, WastedWork,
+		Breaker, Consistency, Liveness}
 }
 
 // Violation is one broken invariant. Message names what went wrong by ids

@@ -22,7 +22,7 @@ func leased(seq uint64, at model.Time, actor model.Actor, fence uint64, attempt 
 }
 
 func extracted(seq uint64, at model.Time, actor model.Actor, fence uint64, latency model.Time, tokens int64) model.Event {
-	return model.Event{Seq: seq, At: at, Kind: model.EvExtract, Actor: actor, Job: 1, Stage: model.StageExtract,
+	return model.Event{Seq: seq, At: at, Kind: model.EvExtract, Actor: actor, Job: 1, Stage: model.StageIngest,
 		HasStage: true, Fence: fence, N: latency, N2: tokens}
 }
 

@@ -82,7 +82,8 @@ type Event struct {
 	EventID  EventID
 	Code     Code
 	OK       bool
-	N        int64 // kind-specific number (documented on the kind)
+	Payload  uint64 // enqueue and commit: the payload hash the request carried (traces show its low 32 bits)
+	N        int64  // kind-specific number (documented on the kind)
 	N2       int64
 	Boundary Boundary
 	Text     string // kind-specific label (operator id, breaker state, phase)
@@ -111,6 +112,10 @@ func (e *Event) AppendText(b []byte) []byte {
 	if e.Key != "" {
 		b = append(b, " key="...)
 		b = append(b, e.Key...)
+	}
+	if e.Payload != 0 {
+		b = append(b, " payload="...)
+		b = appendHex32(b, uint32(e.Payload))
 	}
 	if e.HasStage {
 		b = append(b, " stage="...)
@@ -148,6 +153,17 @@ func (e *Event) AppendText(b []byte) []byte {
 	}
 	if e.OK {
 		b = append(b, " ok"...)
+	}
+	return b
+}
+
+// appendHex32 appends v as 8 lower-case hex digits: a trace shows the low
+// half of a payload hash, enough to tell payloads apart by eye (oracles
+// compare the whole hash).
+func appendHex32(b []byte, v uint32) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, digits[v>>uint(shift)&0xf])
 	}
 	return b
 }

@@ -149,7 +149,7 @@ func (s *System) CommitResultWithEvent(r CommitRequest) (CommitResult, error) {
 	res, err := s.design.Commit(s, r)
 	e := s.event(EvCommit, r.Actor)
 	e.Job, e.Tenant, e.Key, e.Stage, e.HasStage = r.Job, r.Tenant, r.Key, r.Stage, true
-	e.EventID = res.EventID
+	e.EventID, e.Payload = res.EventID, r.PayloadHash
 	switch {
 	case err != nil:
 		e.Code = CodeIdempotencyConflict

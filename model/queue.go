@@ -91,13 +91,13 @@ func (s *System) Enqueue(r EnqueueRequest) (JobID, error) {
 		if old.PayloadHash != r.PayloadHash {
 			e := jobEvent(s.event(EvEnqueue, r.Actor), old)
 			e.Code = CodeIdempotencyConflict
-			e.Tenant = r.Tenant
+			e.Tenant, e.Payload = r.Tenant, r.PayloadHash
 			s.emit(e)
 			return 0, &IdempotencyConflictError{Key: key}
 		}
 		e := jobEvent(s.event(EvEnqueue, r.Actor), old)
 		e.Code = CodeDeduped
-		e.Tenant = r.Tenant
+		e.Tenant, e.Payload = r.Tenant, r.PayloadHash
 		s.emit(e)
 		return id, nil
 	}
@@ -117,7 +117,7 @@ func (s *System) Enqueue(r EnqueueRequest) (JobID, error) {
 	s.queue.live++
 	s.schedule(j, now)
 	e := jobEvent(s.event(EvEnqueue, r.Actor), j)
-	e.N, e.N2 = deadline, int64(r.Version)
+	e.N, e.N2, e.Payload = deadline, int64(r.Version), r.PayloadHash
 	e.OK = true
 	s.emit(e)
 	return id, nil

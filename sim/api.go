@@ -53,6 +53,7 @@ func (r *run) enqueue(i int32) (model.JobID, error) {
 	}
 	if within, ok := r.inj.Deadline(d.Index); ok {
 		req.Deadline = within
+		r.announceDeadline(d, within)
 	}
 	id, err := r.sys.Enqueue(req)
 	if err == nil {
@@ -60,6 +61,18 @@ func (r *run) enqueue(i int32) (model.JobID, error) {
 		r.kickWorker()
 	}
 	return id, err
+}
+
+// announceDeadline records the deadline-pressure fault on a request: the
+// deadline the client asks for, which the oracles compare with the one the
+// queue stores.
+func (r *run) announceDeadline(d *Doc, within model.Time) {
+	e := r.simEvent(model.EvFault, model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc})
+	e.Tenant, e.Text, e.N2 = d.Tenant, "deadline", within
+	if key, err := r.design.BuildKey(d.Tenant, d.ID, 1); err == nil {
+		e.Key = key
+	}
+	r.emit(e)
 }
 
 // reply gives the client its job id (the 202 of async request-reply).

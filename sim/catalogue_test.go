@@ -12,13 +12,13 @@ import (
 
 // catalogue maps every naive variant to the invariant its mistake breaks.
 var catalogue = map[string]string{
-	"ack-before-commit":    invariants.ExactlyOnce,
+	"ack-before-commit":    invariants.NothingLost, // the checkpoint moves past a stage not yet committed
 	"consumer-no-dedupe":   invariants.ExactlyOnce,
 	"dual-write":           invariants.ExactlyOnce,
 	"ignore-budget":        invariants.BoundedRetries,
 	"ignore-deadline":      invariants.BoundedRetries,
 	"key-without-tenant":   invariants.TenantIsolation,
-	"mark-before-publish":  invariants.ExactlyOnce,
+	"mark-before-publish":  invariants.NothingLost, // a row marked published before it was
 	"no-fencing":           invariants.Fencing,
 	"no-heartbeat":         invariants.WastedWork,
 	"no-idempotency":       invariants.ExactlyOnce,
@@ -72,7 +72,7 @@ func (f *failingTB) Logf(string, ...any)   {}
 
 // TestRapidShrinksToMinimalCounterexamples: rapid draws a workload and a
 // fault plan, the property is "this variant breaks nothing", and rapid's
-// shrunk failing case must be minimal: one fault, at most two jobs.
+// shrunk failing case must be minimal: at most one fault, at most two jobs.
 func TestRapidShrinksToMinimalCounterexamples(t *testing.T) {
 	// The failures here are expected: keep them out of testdata, and pin
 	// rapid's seed so that whether it finds one never depends on the run.
@@ -98,7 +98,7 @@ func TestRapidShrinksToMinimalCounterexamples(t *testing.T) {
 			if !tb.failed {
 				t.Fatalf("rapid found no counterexample for %s", variant)
 			}
-			if last.Plan.Len() != 1 || last.DocCount() > 2 {
+			if last.Plan.Len() > 1 || last.DocCount() > 2 {
 				t.Fatalf("rapid's shrunk case is not minimal: %d faults, %d jobs\n%s", last.Plan.Len(), last.DocCount(), last.Plan)
 			}
 			t.Logf("minimal: %d job(s), %d worker(s): %s", last.DocCount(), last.Workers, last.Plan.OneLine())

@@ -84,7 +84,7 @@ func (r *run) sleepWork(w *worker) {
 // fail reports the failed attempt and follows the policy's decision.
 func (r *run) fail(w *worker, cause error) {
 	e := r.simEvent(model.EvWorkFail, r.actor(w))
-	e.Job, e.Stage, e.HasStage = w.lease.Job, w.stage, true
+	e.Job, e.Stage, e.HasStage, e.Fence = w.lease.Job, w.stage, true, w.lease.Fence
 	var we *model.WorkError
 	if errors.As(cause, &we) {
 		e.Code = we.Code

@@ -85,6 +85,7 @@ func hashEvent(h uint64, e *model.Event) uint64 {
 	b = mix(b, uint64(e.EventID))
 	a = mix(a, uint64(e.N))
 	b = mix(b, uint64(e.N2))
+	a = mix(a, uint64(uint32(e.Payload))) // what the line shows
 	a = hashString(a, e.Tenant)
 	b = hashString(b, e.Key)
 	a = hashString(a, e.Text)

@@ -11,13 +11,13 @@ import (
 func TestHashEventPinned(t *testing.T) {
 	h := uint64(hashSeed)
 	for _, e := range []model.Event{
-		{At: 0, Kind: model.EvEnqueue, Actor: model.Actor{Role: model.RoleAPI}, Job: 1, Tenant: "acme", Key: "acme:d1:v1", N: 900_000_000_000, N2: 1, OK: true},
+		{At: 0, Kind: model.EvEnqueue, Actor: model.Actor{Role: model.RoleAPI}, Job: 1, Tenant: "acme", Key: "acme:d1:v1", Payload: 0x81f1ce5e9557168f, N: 900_000_000_000, N2: 1, OK: true},
 		{At: 3_000_000, Kind: model.EvLease, Actor: model.Actor{Role: model.RoleWorker, ID: 2, Incarnation: 1}, Job: 1, Fence: 7, Attempt: 2, OK: true},
 		{At: 4_000_000, Kind: model.EvPhase, Text: "quiesce", OK: true},
 	} {
 		h = hashEvent(h, &e)
 	}
-	if h != 0x37a4c415cc5c3906 {
+	if h != 0x32f459e0d599404a {
 		t.Fatalf("hash = %#x", h)
 	}
 }
@@ -39,6 +39,7 @@ func TestHashEventSeesEveryField(t *testing.T) {
 		"n": func(e *model.Event) { e.N++ }, "n2": func(e *model.Event) { e.N2++ },
 		"boundary": func(e *model.Event) { e.Boundary++ }, "text": func(e *model.Event) { e.Text = "y" },
 		"key/tenant split": func(e *model.Event) { e.Tenant, e.Key = "acme:", "d:v1" },
+		"payload":          func(e *model.Event) { e.Payload++ },
 	}
 	want := hashEvent(hashSeed, &base)
 	for name, change := range changes {

@@ -1,0 +1,254 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Consistency: what the system reports and what it stores agree with the
+// history. During the run, every number an event carries that the system
+// computed (attempt, fence, delay bound, lease span, deadline, message id,
+// delivery, DLQ counts) is recomputed by the oracle. At the end, the final
+// durable state is read back — every job, outbox row, broker message,
+// effect, DLQ entry and audit entry — and compared field by field with the
+// oracle's own account. A bookkeeping bug that the system's own checks read
+// and trust shows here, as a disagreement naming the events.
+
+// finishConsistency reads the final state back and compares it with the
+// history.
+func (s *Suite) finishConsistency(v *finalView, out *violations) {
+	v.f.eachJob(func(mj *model.Job) { s.agreeJob(v, mj, out) })
+	if v.f.Full {
+		s.agreeRows(v, out)
+		s.agreeEffects(v, out)
+	}
+	if v.f.messagesKnown() {
+		s.agreeMessages(v, out)
+	}
+	s.agreeDLQ(v, out)
+	s.agreeAudit(v, out)
+}
+
+// agreeJob compares one job read back with the oracle's account of it.
+func (s *Suite) agreeJob(v *finalView, mj *model.Job, out *violations) {
+	j := s.known(mj.ID)
+	if j == nil || !j.enqueued {
+		if v.f.Full {
+			out.add(Consistency, mj.ID, fmt.Sprintf("%v is in the final state, but the history never enqueued it", mj.ID))
+		}
+		return
+	}
+	bad := func(field string, got, want any) {
+		out.add(Consistency, mj.ID, fmt.Sprintf("%v %s is %v in the final state, %v by the history", mj.ID, field, got, want), j.lastSeq)
+	}
+	if mj.State != j.state {
+		bad("state", mj.State, j.state)
+	}
+	if !v.f.Full {
+		return
+	}
+	if mj.Key != j.key || mj.Tenant != j.tenant || int64(mj.Version) != j.version {
+		bad("identity", fmt.Sprintf("%s/%s/v%d", mj.Tenant, mj.Key, mj.Version), fmt.Sprintf("%s/%s/v%d", j.tenant, j.key, j.version))
+	}
+	if mj.Attempt != j.sh.attempts {
+		bad("attempt", mj.Attempt, j.sh.attempts)
+	}
+	if mj.Fence != j.lease.fence {
+		bad("fence", mj.Fence, j.lease.fence)
+	}
+	if want := j.checkpointNow(); mj.Stage != want {
+		bad("checkpoint", mj.Stage, want)
+	}
+	if mj.RedriveCount != j.sh.redrives {
+		bad("redrive count", mj.RedriveCount, j.sh.redrives)
+	}
+	if mj.TokensSpent != j.work.tokens {
+		bad("tokens spent", mj.TokensSpent, j.work.tokens)
+	}
+	if j.deadline > 0 && mj.DeadlineAt != j.deadline {
+		bad("deadline", millis(mj.DeadlineAt), millis(j.deadline))
+	}
+	if mj.VisibleAt != j.sh.visibleAt {
+		bad("visible-at", millis(mj.VisibleAt), millis(j.sh.visibleAt))
+	}
+	if j.lease.fence != 0 && mj.LeaseUntil != j.lease.until {
+		bad("lease end", millis(mj.LeaseUntil), millis(j.lease.until))
+	}
+	if mj.Origin != j.sh.origin {
+		bad("origin", mj.Origin, j.sh.origin)
+	}
+	if mj.PayloadHash != j.payload {
+		bad("payload", fmt.Sprintf("%016x", mj.PayloadHash), fmt.Sprintf("%016x", j.payload))
+	}
+}
+
+// checkpointNow is the checkpoint the job should hold: done once it
+// succeeded, else the furthest accepted advance.
+func (j *job) checkpointNow() model.Stage {
+	if j.state == model.Succeeded {
+		return model.StageDone
+	}
+	return j.sh.checkpoint
+}
+
+// agreeRows compares the outbox read back with the commits, publishes,
+// marks and prunes of the history.
+func (s *Suite) agreeRows(v *finalView, out *violations) {
+	t := &s.outbox
+	n := 0
+	v.f.eachRow(func(r *model.OutboxRow) {
+		n++
+		id := r.EventID
+		pruned := int(id) < len(s.prunedSet) && s.prunedSet[id]
+		if r.Pruned != pruned {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v pruned is %v in the final state, %v by the history", id, r.Pruned, pruned))
+		}
+		if id < t.base { // retired: committed, published, marked and applied
+			if !r.Published {
+				out.add(Consistency, r.Job, fmt.Sprintf("%v is not published in the final state, but the history marked it", id))
+			}
+			return
+		}
+		var o outboxEvent
+		if id < t.end {
+			o = t.live[id-t.base]
+		}
+		direct := o.commit == 0 && o.publish != 0 // a dual write, born published
+		if o.commit == 0 && !direct {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
+			return
+		}
+		if o.key != "" && (r.Key != o.key || r.Stage != o.stage || r.Job != o.job) {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v is %v %s stage=%v in the final state, %v %s stage=%v by the history",
+				id, r.Job, r.Key, r.Stage, o.job, o.key, o.stage), o.commit)
+		}
+		if want := o.mark != 0 || direct; r.Published != want {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v published is %v in the final state, %v by the history", id, r.Published, want), o.commit, o.mark)
+		}
+	})
+	if committed := int(max(t.end, t.base)) - 1; n < committed {
+		out.add(Consistency, 0, fmt.Sprintf("the outbox holds %d rows, but the history names %d events", n, committed))
+	}
+}
+
+// agreeEffects compares the consumer's effects read back with the applies
+// of the history, job by job and stage by stage.
+func (s *Suite) agreeEffects(v *finalView, out *violations) {
+	for id := model.JobID(1); int(id) < len(v.effects); id++ {
+		j := s.known(id)
+		for st := range model.StageDone {
+			var seen uint8
+			var first uint64
+			if j != nil {
+				seen, first = j.once.count[st], j.once.first[st]
+			}
+			if n := v.effects[id][st]; n != int32(seen) && seen < 255 {
+				out.add(Consistency, id, fmt.Sprintf("%v stage=%v has %d applied effects in the final state, %d by the history", id, st, n, seen), first)
+			}
+		}
+	}
+}
+
+// agreeMessages compares the broker read back with the publishes and
+// deliveries of the history.
+func (s *Suite) agreeMessages(v *finalView, out *violations) {
+	n := 0
+	v.f.eachMessage(func(m *model.Message) {
+		n++
+		if m.ID < 1 || m.ID > int64(len(s.g.msgs)) {
+			out.add(Consistency, 0, fmt.Sprintf("message %d is in the broker, but the history never published it", m.ID))
+			return
+		}
+		h := &s.g.msgs[m.ID-1]
+		switch {
+		case m.Event != h.event:
+			out.add(Consistency, 0, fmt.Sprintf("message %d carries %v in the final state, %v by the history", m.ID, m.Event, h.event), h.seq)
+		case m.Deliveries != h.deliveries:
+			out.add(Consistency, 0, fmt.Sprintf("message %d was delivered %d times by the final state, %d by the history", m.ID, m.Deliveries, h.deliveries), h.seq)
+		case m.Acked && h.deliveries == 0:
+			out.add(Consistency, 0, fmt.Sprintf("message %d is acked but was never delivered", m.ID), h.seq)
+		case s.drained && !m.Acked:
+			out.add(NothingLost, 0, fmt.Sprintf("message %d (%v) was never acked, yet the run drained", m.ID, m.Event), h.seq)
+		}
+	})
+	if n != len(s.g.msgs) {
+		out.add(Consistency, 0, fmt.Sprintf("the broker holds %d messages, the history published %d", n, len(s.g.msgs)))
+	}
+}
+
+// agreeDLQ compares the DLQ read back with the DLQ writes of the history.
+func (s *Suite) agreeDLQ(v *finalView, out *violations) {
+	listed := map[model.JobID]bool{}
+	for i := range v.f.DLQ {
+		env := &v.f.DLQ[i]
+		listed[env.Job] = true
+		j := s.known(env.Job)
+		if j == nil || j.sh.dlq.seq == 0 {
+			out.add(Consistency, env.Job, fmt.Sprintf("the DLQ holds an entry for %v, but the history never dead-lettered it", env.Job))
+			continue
+		}
+		s.agreeEnvelope(env, j, out)
+	}
+	for id := range s.njobs {
+		if j := s.at(id); v.f.Full && j.enqueued && j.sh.dlq.seq != 0 && !listed[model.JobID(id)] {
+			out.add(NothingLost, model.JobID(id), fmt.Sprintf("%v was dead-lettered, but the DLQ has no entry for it", model.JobID(id)), j.sh.dlq.seq)
+		}
+	}
+}
+
+// agreeEnvelope compares one DLQ entry with its job's last DLQ write.
+func (s *Suite) agreeEnvelope(env *model.Envelope, j *job, out *violations) {
+	d := &j.sh.dlq
+	bad := func(field string, got, want any) {
+		out.add(Consistency, env.Job, fmt.Sprintf("DLQ entry of %v: %s is %v, the history says %v", env.Job, field, got, want), d.seq)
+	}
+	if env.Reason != d.reason {
+		bad("reason", env.Reason, d.reason)
+	}
+	if env.Attempts != d.attempts {
+		bad("attempts", env.Attempts, d.attempts)
+	}
+	if env.Tokens.Total != d.tokens || env.Tokens.Prompt+env.Tokens.Completion != env.Tokens.Total {
+		bad("tokens", fmt.Sprintf("%d+%d=%d", env.Tokens.Prompt, env.Tokens.Completion, env.Tokens.Total), d.tokens)
+	}
+	if env.CorrelationID != j.key || env.Tenant != j.tenant {
+		bad("key", env.Tenant+"/"+env.CorrelationID, j.tenant+"/"+j.key)
+	}
+	if env.RedriveCount != j.sh.redrives {
+		bad("redrive count", env.RedriveCount, j.sh.redrives)
+	}
+	if env.PayloadRef != j.payload {
+		bad("payload reference", fmt.Sprintf("%016x", env.PayloadRef), fmt.Sprintf("%016x", j.payload))
+	}
+	want := model.Quarantined
+	if j.sh.dlqResolved {
+		want = model.Resolved
+	}
+	if env.Status != want {
+		bad("status", env.Status, want)
+	}
+}
+
+// agreeAudit checks that every audit entry stands for an operator action
+// of the history.
+func (s *Suite) agreeAudit(v *finalView, out *violations) {
+	redrives := map[model.JobID]int{}
+	for _, r := range s.ops.redrives {
+		redrives[r.job]++
+	}
+	reprocessed := map[auditLink]bool{}
+	for _, r := range s.ops.reprocesses {
+		reprocessed[auditLink{r.old, r.new, r.operator}] = true
+	}
+	for _, a := range v.f.Audit {
+		switch {
+		case a.Action == "redrive" && a.OldJob == a.NewJob && redrives[a.OldJob] > 0:
+			redrives[a.OldJob]--
+		case a.Action == "reprocess" && reprocessed[auditLink{a.OldJob, a.NewJob, a.Operator}]:
+		default:
+			out.add(OperatorActions, a.OldJob, fmt.Sprintf("audit entry %q of %v (new %v, operator %s) stands for no operator action of the history",
+				a.Action, a.OldJob, a.NewJob, a.Operator))
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// Idempotency decisions, recomputed from the payload hashes the requests
+// carried: under one key, the same payload is deduplicated into what exists
+// (the same job, the same event) and a different payload is refused as a
+// conflict — never silently reused, never a second job or event.
+
+// keyRecord is what the history says about one key: the job enqueued under
+// it, its payload, and each stage's committed event.
+type keyRecord struct {
+	job        model.JobID
+	payload    uint64
+	enqSeq     uint64
+	committed  [model.StageDone]model.EventID
+	commitHash [model.StageDone]uint64
+	commitSeq  [model.StageDone]uint64
+	written    uint8 // a bit per stage written with no outbox row (dual write)
+}
+
+// keyRec returns the record of key: kept with its owner when the key has
+// one, else in s.loose.
+func (s *Suite) keyRec(key string, j *job) *keyRecord {
+	if o := s.ownerOf(key, j); o != nil {
+		return &o.rec
+	}
+	r, ok := s.loose[key]
+	if !ok {
+		r = &keyRecord{}
+		s.loose[key] = r
+	}
+	return r
+}
+
+// enqueueDecision checks an enqueue under a key that already holds a job.
+func (s *Suite) enqueueDecision(e *model.Event) {
+	if e.Key == "" {
+		return
+	}
+	var j *job
+	if e.OK {
+		j = s.known(e.Job)
+	}
+	r := s.keyRec(e.Key, j)
+	if r.job == 0 {
+		if e.OK {
+			r.job, r.payload, r.enqSeq = e.Job, e.Payload, e.Seq
+		}
+		return
+	}
+	switch {
+	case e.OK && e.Job != r.job:
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v enqueued under key %s, which %v already holds: a second job for one operation",
+			e.Job, e.Key, r.job), r.enqSeq, e.Seq)
+	case e.Code == model.CodeDeduped && (e.Job != r.job || e.Payload != r.payload):
+		s.report(ExactlyOnce, r.job, fmt.Sprintf("a request under key %s with payload %016x was deduplicated into %v, enqueued with payload %016x",
+			e.Key, e.Payload, e.Job, r.payload), r.enqSeq, e.Seq)
+	case e.Code == model.CodeIdempotencyConflict && e.Payload == r.payload:
+		s.report(NothingLost, r.job, fmt.Sprintf("a request under key %s was refused as a conflict, but its payload is the one %v was enqueued with",
+			e.Key, r.job), r.enqSeq, e.Seq)
+	}
+}
+
+// commitDecision checks a commit against the earlier ones of its (key,
+// stage).
+func (s *Suite) commitDecision(e *model.Event, j *job) {
+	if !e.HasStage || e.Stage >= model.StageDone || e.Key == "" {
+		return
+	}
+	r, st := s.keyRec(e.Key, j), e.Stage
+	first := r.committed[st]
+	switch {
+	case first == 0 && e.OK && e.Code == model.CodeNone:
+		r.committed[st], r.commitHash[st], r.commitSeq[st] = e.EventID, e.Payload, e.Seq
+	case first == 0:
+		s.disagree(e.Job, fmt.Sprintf("%v stage=%v commit answered %v under key %s, where nothing was committed", e.Job, st, e.Code, e.Key), e.Seq)
+	case e.OK && e.Code == model.CodeNone:
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v committed twice under key %s (%v, then %v): the second commit must deduplicate",
+			e.Job, st, e.Key, first, e.EventID), r.commitSeq[st], e.Seq)
+	case e.Code == model.CodeDeduped && (e.EventID != first || e.Payload != r.commitHash[st]):
+		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v commit with payload %016x deduplicated into %v of payload %016x, answered %v",
+			e.Job, st, e.Payload, first, r.commitHash[st], e.EventID), r.commitSeq[st], e.Seq)
+	case e.Code == model.CodeIdempotencyConflict && e.Payload == r.commitHash[st]:
+		s.report(NothingLost, e.Job, fmt.Sprintf("%v stage=%v commit refused as a conflict, but its payload is the committed one", e.Job, st),
+			r.commitSeq[st], e.Seq)
+	}
+}
+
+// wroteDirect records a dual write: a result with no outbox row.
+func (s *Suite) wroteDirect(e *model.Event, j *job) {
+	if e.OK && e.HasStage && e.Stage < model.StageDone && e.Key != "" {
+		s.keyRec(e.Key, j).written |= 1 << e.Stage
+	}
+}
+
+// wasCommitted reports whether (key, stage) has a result: committed
+// through the outbox or written directly.
+func (s *Suite) wasCommitted(o *owner, key string, st model.Stage) bool {
+	var r *keyRecord
+	if o != nil {
+		r = &o.rec
+	} else if r = s.loose[key]; r == nil {
+		return false
+	}
+	return r.committed[st] != 0 || r.written&(1<<st) != 0
+}
+
+// published checks a broker publish: message ids are handed out in order.
+func (s *Suite) published(e *model.Event) {
+	want := int64(len(s.g.msgs) + 1)
+	if e.N != want {
+		s.disagree(e.Job, fmt.Sprintf("%v published as message %d, the history counts %d", e.EventID, e.N, want), e.Seq)
+	}
+	s.g.msgs = append(s.g.msgs, msgRec{event: e.EventID, seq: e.Seq})
+}
+
+// delivered checks what the consumer says it got: the event its message
+// carries and the delivery's number.
+func (s *Suite) delivered(e *model.Event) {
+	i := e.N2 - 1
+	if i < 0 || i >= int64(len(s.g.msgs)) {
+		s.disagree(e.Job, fmt.Sprintf("%v applied from message %d, which was never published", e.EventID, e.N2), e.Seq)
+		return
+	}
+	m := &s.g.msgs[i]
+	m.deliveries++
+	if m.event != e.EventID {
+		s.disagree(e.Job, fmt.Sprintf("message %d carried %v, the consumer applied %v", e.N2, m.event, e.EventID), m.seq, e.Seq)
+	}
+	if e.N != int64(m.deliveries) {
+		s.disagree(e.Job, fmt.Sprintf("%v delivery %d of message %d, the history counts %d", e.EventID, e.N, e.N2, m.deliveries), m.seq, e.Seq)
+	}
+}
+
+// skipped checks a delivery the consumer skipped as a duplicate: the
+// event was applied before.
+func (s *Suite) skipped(e *model.Event) {
+	if e.OK || e.Code != model.CodeDuplicateEvent {
+		return
+	}
+	o, retired := s.event(e.EventID)
+	if retired || o != nil && o.applied != 0 {
+		return
+	}
+	s.report(NothingLost, e.Job, fmt.Sprintf("%v (%v stage=%v) skipped as a duplicate, but it was never applied", e.EventID, e.Job, e.Stage), e.Seq)
+}
+
+// marked checks a relay's mark: the row's event was published first.
+func (s *Suite) marked(e *model.Event) {
+	if !e.OK || e.EventID <= 0 {
+		return
+	}
+	s.markedAt = growTimes(s.markedAt, int(e.EventID)+1)
+	if s.markedAt[e.EventID] == 0 {
+		s.markedAt[e.EventID] = e.At + 1 // +1: a mark at time 0 still reads as marked
+	}
+	o, retired := s.event(e.EventID)
+	if retired || o != nil && o.publish != 0 {
+		if o != nil {
+			o.mark = first(o.mark, e.Seq)
+			s.retire()
+		}
+		return
+	}
+	s.report(NothingLost, e.Job, fmt.Sprintf("%v (%v stage=%v) marked published before it was published", e.EventID, e.Job, e.Stage), e.Seq)
+	if o != nil {
+		o.mark = first(o.mark, e.Seq)
+	}
+}
+
+// pruned checks the outbox retention: only a row marked published at least
+// the retention ago is pruned.
+func (s *Suite) pruned(e *model.Event) {
+	if !e.OK {
+		return
+	}
+	var at model.Time
+	if e.EventID > 0 && int(e.EventID) < len(s.markedAt) {
+		at = s.markedAt[e.EventID]
+	}
+	switch {
+	case at == 0:
+		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned from the outbox before it was marked published", e.EventID), e.Seq)
+	case s.cfg.Model.Retention > 0 && e.At-(at-1) < s.cfg.Model.Retention:
+		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned %s after it was marked published, before the retention of %s",
+			e.EventID, millis(e.At-(at-1)), millis(s.cfg.Model.Retention)), e.Seq)
+	}
+}
+
+func growTimes(b []model.Time, n int) []model.Time {
+	if n <= len(b) {
+		return b
+	}
+	if n <= cap(b) {
+		return b[:n] // past len the array is zero (see Reset)
+	}
+	nb := make([]model.Time, n, max(n, 2*cap(b), 64))
+	copy(nb, b)
+	return nb
+}

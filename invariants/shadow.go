@@ -1,0 +1,182 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/model"
+)
+
+// The oracles keep their own model of the system, built only from the
+// history, in the way porcupine's and Jepsen's checkers do: how many
+// attempts a job has had, when it may next be leased, its checkpoint, the
+// failure its worker reported, the fences granted, the broker's messages.
+// Where an event carries a number the system computed (attempt, fence,
+// delay, delivery, deadline), the oracle recomputes it and reports a
+// disagreement under [Consistency]; every other checker judges events
+// against these recomputed facts, never against the event's own numbers.
+
+// shadow is the oracle's own account of one job.
+type shadow struct {
+	attempts    int32       // leases granted since the enqueue or the last redrive
+	visibleAt   model.Time  // no lease before this: the enqueue, a retry's delay, a redrive
+	visSeq      uint64      // the event that set visibleAt
+	checkpoint  model.Stage // the next stage to run, from the accepted advances
+	resume      model.Stage // the checkpoint the current lease resumes from
+	resumeFence uint64      // the lease whose first work must start at resume (0: checked)
+	redrives    int32
+	origin      model.JobID // reprocessed job: the dead job it redoes
+	fail        failure     // the failure a worker reported and the queue has not yet decided
+	decided     uint64      // the last policy decision (retry, dead letter, cancel) by a worker
+	revived     uint64      // the last redrive, or the enqueue of a reprocessed job
+	revivedLate bool        // that revival came after the faults stopped
+	excuse      uint64      // a permanent or provider-429 failure since the revival
+	dlq         dlqRecord   // the last DLQ write
+	dlqResolved bool        // revived or acked since the last DLQ write
+}
+
+// failure is a stage failure a worker reported (EvWorkFail).
+type failure struct {
+	code  model.Code
+	seq   uint64
+	actor model.Actor
+	fence uint64
+}
+
+// dlqRecord is what a DLQ write said.
+type dlqRecord struct {
+	seq      uint64
+	reason   model.Code
+	attempts int32
+	tokens   int64
+}
+
+// global is the oracle's account of what is shared by every job.
+type global struct {
+	fence    uint64 // the highest fence granted
+	fenceSeq uint64 // by this lease
+	msgs     []msgRec
+	asked    map[string]askedDeadline // key → the deadline its latest request asked for
+	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
+	quietAt  model.Time
+	drainSeq uint64 // the phase event that announced the drain
+}
+
+// msgRec is one broker message as the history tells it.
+type msgRec struct {
+	event      model.EventID
+	seq        uint64 // its publish
+	deliveries int32  // deliveries the consumer reported
+}
+
+// askedDeadline is a deadline-pressure fault on a request: the span the
+// client asked for.
+type askedDeadline struct {
+	span model.Time
+	seq  uint64
+}
+
+// resetGlobal empties the shared account, keeping its storage.
+func (g *global) reset() {
+	msgs, asked := g.msgs[:0], g.asked
+	clear(asked)
+	if asked == nil {
+		asked = map[string]askedDeadline{}
+	}
+	*g = global{msgs: msgs, asked: asked}
+}
+
+// disagree reports a number the system computed that the oracle computes
+// otherwise.
+func (s *Suite) disagree(job model.JobID, msg string, seqs ...uint64) {
+	s.report(Consistency, job, msg, seqs...)
+}
+
+// phase follows the simulation's phases: when the faults stopped, and the
+// drain.
+func (s *Suite) phase(e *model.Event) {
+	switch e.Text {
+	case "quiesce":
+		if s.g.quiesce == 0 {
+			s.g.quiesce, s.g.quietAt = e.Seq, e.At
+		}
+	case "drained":
+		s.g.drainSeq = e.Seq
+	}
+}
+
+// fault reads the faults a request carries: a deadline-pressure fault
+// tells the deadline the client asked for.
+func (s *Suite) fault(e *model.Event) {
+	if e.Text == "deadline" && e.Key != "" && e.N2 > 0 {
+		s.g.asked[e.Key] = askedDeadline{span: e.N2, seq: e.Seq}
+	}
+}
+
+// expectDeadline checks the deadline an enqueue stored against the one its
+// request asked for: a deadline fault's, else the configured default.
+func (s *Suite) expectDeadline(e *model.Event) {
+	want, why := s.cfg.Model.Deadline, uint64(0)
+	if a, ok := s.g.asked[e.Key]; ok {
+		want, why = a.span, a.seq
+		delete(s.g.asked, e.Key)
+	}
+	if want > 0 && e.N != want {
+		s.disagree(e.Job, fmt.Sprintf("%v enqueued with a deadline of %s, but its request asked for %s",
+			e.Job, millis(e.N), millis(want)), why, e.Seq)
+	}
+}
+
+// grantFence checks a lease's fence against every fence granted before:
+// fences are a global counter, so each lease's exceeds all earlier ones.
+func (s *Suite) grantFence(e *model.Event) {
+	if e.Fence <= s.g.fence && s.g.fence != 0 {
+		s.report(Fencing, e.Job, fmt.Sprintf("%v leased with fence %d, but fence %d was granted before",
+			e.Job, e.Fence, s.g.fence), s.g.fenceSeq, e.Seq)
+		return
+	}
+	s.g.fence, s.g.fenceSeq = e.Fence, e.Seq
+}
+
+// countAttempt counts a lease as the job's next attempt and compares the
+// count with the attempt the event carries.
+func (s *Suite) countAttempt(e *model.Event, j *job) {
+	if j == nil || !j.enqueued {
+		return
+	}
+	j.sh.attempts++
+	if e.Attempt != j.sh.attempts {
+		s.disagree(e.Job, fmt.Sprintf("%v lease says attempt %d, the history counts %d since %s",
+			e.Job, e.Attempt, j.sh.attempts, j.countedFrom()), j.countSeq(), e.Seq)
+	}
+}
+
+// countedFrom names where the oracle's attempt count starts.
+func (j *job) countedFrom() string {
+	if j.sh.redrives > 0 {
+		return "its last redrive"
+	}
+	return "its enqueue"
+}
+
+// countSeq is the event the attempt count starts from.
+func (j *job) countSeq() uint64 {
+	if j.sh.redrives > 0 && j.sh.revived != 0 {
+		return j.sh.revived
+	}
+	return j.enqSeq
+}
+
+// span checks the lease span an event grants against the configuration
+// and returns the configured one: a lease or heartbeat is valid for
+// exactly Lease from the moment it is granted.
+func (s *Suite) span(e *model.Event) model.Time {
+	want := s.cfg.Model.Lease
+	if want <= 0 {
+		return e.N
+	}
+	if e.N != want && e.OK {
+		s.disagree(e.Job, fmt.Sprintf("%v %v announces a lease of %s, the configuration gives %s",
+			e.Job, e.Kind, millis(e.N), millis(want)), e.Seq)
+	}
+	return want
+}
