@@ -1,6 +1,9 @@
 package faults
 
-import "github.com/durasim/durasim/model"
+import (
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
+)
 
 // Action is what happens to an actor crossing a boundary: Ok is false when
 // nothing happens (the zero Action); otherwise Kind is Crash or Pause and
@@ -69,10 +72,19 @@ func (f Fault) matchesCrossing(b model.Boundary, worker, global, own int32) bool
 	return f.Worker == worker && f.Nth == own
 }
 
+// rareBoost multiplies the crash and pause rates at boundaries a run
+// crosses only a few times (a dead letter, an accept), so that they get
+// their share of faults rather than a tenth of the others'.
+var rareBoost = [...]scheduler.PPM{model.AfterDLQWrite: 8, model.AfterAcceptBeforeEnqueue: 2}
+
 // swarmCrossing rolls the swarm's crash rate, then its pause rate.
 func (in *Injector) swarmCrossing(b model.Boundary, n int32) Action {
+	boost := scheduler.PPM(1)
+	if int(b) < len(rareBoost) && rareBoost[b] > 0 {
+		boost = rareBoost[b]
+	}
 	for _, k := range [...]Kind{Crash, Pause} {
-		if !in.roll(k) {
+		if !in.swarmOn(k) || !in.r.Chance(min(scheduler.Million, boost*in.swarm.Kinds[k].Rate)) {
 			continue
 		}
 		f := Fault{Kind: k, Boundary: b, Worker: AnyWorker, Nth: n}

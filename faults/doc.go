@@ -6,7 +6,8 @@
 // A [Fault] is a value of one [Kind]: a crash or pause of an actor at a
 // [model.Boundary], a broker duplicate, delay or reorder, a transient,
 // permanent or poison extraction failure, a 429 burst, an ambiguous commit,
-// or deadline pressure on a document. A [Plan] is an ordered list of them.
+// deadline pressure on a document, a client's resubmission (the same or an
+// edited document) or a document that crashes every worker leasing it. A [Plan] is an ordered list of them.
 // Every plan prints as text ([Plan.String], [Plan.OneLine]) that [Parse]
 // reads back to the same plan, one fault per line:
 //
@@ -22,6 +23,9 @@
 //	429 at=2s for=3s
 //	ambiguous-commit nth=1
 //	deadline doc=1 within=100ms
+//	resubmit doc=2                # the client submits the same document again
+//	resubmit-edited doc=2         # ... an edited one under the same id: a conflict
+//	crash-loop doc=3              # every worker that leases it dies, while faults last
 //
 // Fields come in that fixed order; durations are Go durations. A crash or
 // pause at a worker boundary takes worker=wN or worker=* (the default), and

@@ -13,6 +13,8 @@ type docFate struct {
 	permanent, poison bool
 	persistent        bool       // fails transiently on every attempt (attempt=*)
 	deadline          model.Time // 0: none
+	resubmit, edited  bool       // its client submits it again, the same or edited
+	crashLoop         bool       // every worker that leases it dies
 	took              [KindCount]bool
 	maxAttempt        int32   // highest attempt the swarm has rolled transient for
 	failed            []int32 // attempts the swarm failed transiently
@@ -45,8 +47,9 @@ func (in *Injector) fate(doc int32, draw bool) *docFate {
 	return d
 }
 
-// drawFate rolls permanent, poison, deadline pressure and a persistent
-// transient failure, in that order. A persistent failure (a dependency down
+// drawFate rolls permanent, poison, deadline pressure, a persistent
+// transient failure, a resubmission (the same and edited) and a crash loop,
+// in that order. A persistent failure (a dependency down
 // for the whole fault phase) is what exhausts attempts and budgets and sends
 // work to the DLQ for a redrive; per-attempt rolls alone rarely do.
 func (in *Injector) drawFate() docFate {
@@ -57,6 +60,9 @@ func (in *Injector) drawFate() docFate {
 		d.deadline = between(in.r, in.params.Lease/10, in.params.Lease)
 	}
 	d.persistent = in.rollRate(Transient)
+	d.resubmit = in.rollRate(Resubmit)
+	d.edited = in.rollRate(ResubmitEdited)
+	d.crashLoop = in.rollRate(CrashLoop)
 	return d
 }
 
@@ -174,3 +180,41 @@ func (in *Injector) Deadline(doc int32) (model.Time, bool) {
 	}
 	return d.deadline, true
 }
+
+// docOnce reports whether a once-per-document fault of kind k strikes doc:
+// the first explicit one in the plan, else the swarm's fate for doc.
+func (in *Injector) docOnce(doc int32, k Kind) bool {
+	if in.stopped {
+		return false
+	}
+	for i, p := range in.plan {
+		if p.Kind == k && p.Doc == doc {
+			in.takePlanned(i)
+			return true
+		}
+	}
+	d := in.fate(doc, true)
+	if d == nil {
+		return false
+	}
+	switch k {
+	case Resubmit:
+		return d.resubmit && in.takeFate(d, Fault{Kind: k, Doc: doc})
+	case ResubmitEdited:
+		return d.edited && in.takeFate(d, Fault{Kind: k, Doc: doc})
+	case CrashLoop:
+		return d.crashLoop && in.takeFate(d, Fault{Kind: k, Doc: doc})
+	}
+	return false
+}
+
+// Resubmit says whether doc's client, having got its reply, submits the
+// document again: the same document (again) or an edited one under the
+// same id (edited), which the API must refuse as a conflict.
+func (in *Injector) Resubmit(doc int32) (again, edited bool) {
+	return in.docOnce(doc, Resubmit), in.docOnce(doc, ResubmitEdited)
+}
+
+// CrashLoop says whether a worker that has just leased doc's job dies
+// (a document that crashes every worker touching it), while faults last.
+func (in *Injector) CrashLoop(doc int32) bool { return in.docOnce(doc, CrashLoop) }

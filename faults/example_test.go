@@ -53,16 +53,29 @@ func ExampleExhaustive() {
 	crossings := make([]int32, len(model.Boundaries())+1)
 	crossings[model.AfterLease] = 2
 	crossings[model.ConsumerAfterApply] = 1
-	for _, p := range faults.Exhaustive(crossings, 45*model.Millisecond) {
+	for _, p := range faults.Exhaustive(faults.Counts{Crossings: crossings, Publishes: 1, Docs: 1, Lease: 40 * model.Millisecond}) {
 		fmt.Print(p)
 	}
 	// Output:
 	// crash after_lease nth=1 worker=*
 	// crash after_lease nth=2 worker=*
 	// crash consumer_after_apply nth=1
-	// pause after_lease nth=1 worker=* for=45ms
-	// pause after_lease nth=2 worker=* for=45ms
-	// pause consumer_after_apply nth=1 for=45ms
+	// pause after_lease nth=1 worker=* for=42ms
+	// pause after_lease nth=2 worker=* for=42ms
+	// pause consumer_after_apply nth=1 for=42ms
+	// duplicate nth=1
+	// delay nth=1 for=40ms
+	// reorder nth=1
+	// transient doc=1 attempt=1
+	// transient doc=1 attempt=*
+	// permanent doc=1
+	// poison doc=1
+	// deadline doc=1 within=100ms
+	// resubmit doc=1
+	// resubmit-edited doc=1
+	// crash-loop doc=1
+	// 429 at=0s for=5s
+	// 429 at=0s for=500ms
 }
 
 func ExampleNewSwarm() {
@@ -70,5 +83,5 @@ func ExampleNewSwarm() {
 	swarm := faults.NewSwarm(r, faults.SwarmParams{Workers: 4, Docs: 12, Lease: 30_000 * model.Millisecond, Horizon: 60_000 * model.Millisecond, MaxFaults: 12})
 	fmt.Println(swarm)
 	// Output:
-	// swarm crash=off pause=off duplicate=7.9% delay=off reorder=off transient=7.25% permanent=off poison=3.15% 429=27.491s+2.874s,46.54s+2.869s,48.45s+2.855s ambiguous-commit=off deadline=7.65%
+	// swarm crash=off pause=off duplicate=7.9% delay=off reorder=off transient=7.25% permanent=off poison=3.15% 429=5.908s+2.899s,39.225s+2.984s ambiguous-commit=off deadline=7.65% resubmit=off resubmit-edited=off crash-loop=off
 }

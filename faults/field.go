@@ -45,6 +45,9 @@ var kindFields = [KindCount]uint16{
 	RateLimit:        fAt.bit() | fFor.bit(),
 	AmbiguousCommit:  fNth.bit(),
 	DeadlinePressure: fDoc.bit() | fFor.bit(),
+	Resubmit:         fDoc.bit(),
+	ResubmitEdited:   fDoc.bit(),
+	CrashLoop:        fDoc.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.

@@ -113,6 +113,13 @@ func (in *Injector) Realized() Plan {
 // Injected counts the faults that took effect, per kind.
 func (in *Injector) Injected() [KindCount]int { return in.injected }
 
+// Calls counts the broker publishes and outbox commits the injector was
+// asked about: where an exhaustive enumeration can place broker faults
+// and ambiguous commits.
+func (in *Injector) Calls() (publishes, commits int32) {
+	return in.counts.publishes, in.counts.commits
+}
+
 // BoundaryHits counts the crashes and pauses injected at each boundary,
 // indexed by model.Boundary.
 func (in *Injector) BoundaryHits() []int { return append([]int(nil), in.hits...) }

@@ -23,6 +23,9 @@ const (
 	RateLimit                    // the provider answers 429 during a burst
 	AmbiguousCommit              // the nth commit succeeds but the caller sees a timeout
 	DeadlinePressure             // a document's deadline passes while it waits
+	Resubmit                     // a client submits its document again after its reply
+	ResubmitEdited               // a client submits an edited document under the same id
+	CrashLoop                    // every worker that leases a document dies (while faults last)
 	KindCount
 )
 
@@ -38,6 +41,9 @@ var kindNames = [KindCount]string{
 	RateLimit:        "429",
 	AmbiguousCommit:  "ambiguous-commit",
 	DeadlinePressure: "deadline",
+	Resubmit:         "resubmit",
+	ResubmitEdited:   "resubmit-edited",
+	CrashLoop:        "crash-loop",
 }
 
 func (k Kind) String() string {

@@ -9,6 +9,17 @@ type Plan struct{ Faults []Fault }
 // Len is the number of faults.
 func (p Plan) Len() int { return len(p.Faults) }
 
+// CountKind is how many of the plan's faults are of kind k.
+func (p Plan) CountKind(k Kind) int {
+	n := 0
+	for _, f := range p.Faults {
+		if f.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
 // Without returns a copy of the plan minus fault i (for shrinking). It
 // panics if i is out of range.
 func (p Plan) Without(i int) Plan {

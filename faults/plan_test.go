@@ -32,12 +32,12 @@ func TestExhaustiveAndPairsCounts(t *testing.T) {
 	crossings[model.AfterAck] = 2
 	crossings[model.RelayAfterPublishBeforeMark] = 1
 	crossings[model.NoBoundary] = 9 // not a boundary: ignored
-	singles := Exhaustive(crossings, 45*second)
+	singles := Exhaustive(Counts{Crossings: crossings, Lease: 40 * second})
 	if len(singles) != 12 {
 		t.Fatalf("Exhaustive: %d plans, want 6 crashes + 6 pauses", len(singles))
 	}
-	if got := len(Exhaustive(crossings, 0)); got != 6 {
-		t.Errorf("Exhaustive without pauses: %d plans, want 6", got)
+	if got := len(Exhaustive(Counts{Crossings: crossings})); got != 6 {
+		t.Errorf("Exhaustive without a lease (no pauses): %d plans, want 6", got)
 	}
 	for i, p := range singles {
 		if p.Len() != 1 || p.Validate() != nil || (p.Faults[0].Kind == Pause) != (i >= 6) {
@@ -51,7 +51,27 @@ func TestExhaustiveAndPairsCounts(t *testing.T) {
 	if got, want := pairs[0].OneLine(), "crash after_lease nth=1 worker=*; crash after_lease nth=2 worker=*"; got != want {
 		t.Errorf("first pair = %q, want %q", got, want)
 	}
-	if got, want := pairs[65].OneLine(), "pause after_ack nth=2 worker=* for=45s; pause relay_after_publish_before_mark nth=1 for=45s"; got != want {
+	if got, want := pairs[65].OneLine(), "pause after_ack nth=2 worker=* for=42s; pause relay_after_publish_before_mark nth=1 for=42s"; got != want {
 		t.Errorf("last pair = %q, want %q", got, want)
+	}
+}
+
+// Every fault kind is enumerated, each plan valid, with the counts the
+// workload gives.
+func TestExhaustiveEnumeratesEveryKind(t *testing.T) {
+	crossings := make([]int32, len(model.Boundaries())+1)
+	crossings[model.AfterExtract] = 2
+	singles := Exhaustive(Counts{Crossings: crossings, Publishes: 3, Commits: 2, Docs: 2, Horizon: 10 * second, Lease: 30 * second})
+	var per [KindCount]int
+	for _, p := range singles {
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%q: %v", p.OneLine(), err)
+		}
+		per[p.Faults[0].Kind]++
+	}
+	want := [KindCount]int{Crash: 2, Pause: 2, Duplicate: 3, Delay: 3, Reorder: 3, Transient: 4, Permanent: 2, Poison: 2,
+		RateLimit: 2, AmbiguousCommit: 2, DeadlinePressure: 2, Resubmit: 2, ResubmitEdited: 2, CrashLoop: 2}
+	if per != want {
+		t.Fatalf("plans per kind %v, want %v", per, want)
 	}
 }

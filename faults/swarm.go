@@ -70,6 +70,9 @@ var rateRange = [KindCount][2]scheduler.PPM{
 	Poison:           {10_000, 100_000},
 	AmbiguousCommit:  {5_000, 50_000},
 	DeadlinePressure: {10_000, 100_000},
+	Resubmit:         {10_000, 100_000},
+	ResubmitEdited:   {10_000, 100_000},
+	CrashLoop:        {5_000, 50_000},
 }
 
 // rateStep keeps drawn rates on a 0.05% grid so they print briefly.

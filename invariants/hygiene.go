@@ -3,6 +3,7 @@ package invariants
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -37,8 +38,10 @@ func (s *Suite) leak(text string) string {
 	return ""
 }
 
-// checkText checks the text of any event.
+// checkText checks the text of any event, and keeps it for the excerpt
+// check at the end.
 func (s *Suite) checkText(e *model.Event) {
+	s.noteText(e)
 	if what := s.leak(e.Text); what != "" {
 		s.report(DLQHygiene, e.Job, fmt.Sprintf("%v event text holds %s", e.Kind, what), e.Seq)
 	}
@@ -63,48 +66,46 @@ func (s *Suite) dlqWrite(e *model.Event, j *job) {
 	}
 }
 
-// finishHygiene scans the final DLQ and audit log.
+// finishHygiene checks the DLQ's reasons and raw errors, then every string
+// the run handed out: those of the final DLQ and audit log (found by
+// reflection) for whole secrets and personal data, and all of them for
+// excerpts of secrets and canary tokens.
 func (s *Suite) finishHygiene(v *finalView, out *violations) {
 	for i := range v.f.DLQ {
 		s.checkEnvelope(&v.f.DLQ[i], out)
 	}
-	for _, a := range v.f.Audit {
-		for _, f := range [...]field{{"action", a.Action}, {"operator", a.Operator}, {"tenant", a.Tenant}} {
-			if what := s.leak(f.val); what != "" {
-				out.add(DLQHygiene, a.OldJob, fmt.Sprintf("audit entry of %v: %s holds %s", a.OldJob, f.name, what))
-			}
+	strs := s.handedOut(v)
+	flagged := s.scratchFlags[:0]
+	for i := range strs {
+		c := &strs[i]
+		if strings.HasSuffix(c.where, " RawError") { // reported by checkEnvelope, whatever it holds
+			flagged = append(flagged, true)
+			continue
+		}
+		what := s.leak(c.val)
+		flagged = append(flagged, what != "")
+		if what != "" && c.final { // strings of events were judged as they came
+			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where, what), c.seq)
 		}
 	}
+	s.scratchFlags = flagged
+	s.finishExcerpts(strs, flagged, out)
+}
+
+// dlqSeqOf is the last DLQ write of a job, if the history has one.
+func (s *Suite) dlqSeqOf(id model.JobID) uint64 {
+	if j := s.known(id); j != nil {
+		return j.dlqSeq
+	}
+	return 0
 }
 
 func (s *Suite) checkEnvelope(env *model.Envelope, out *violations) {
-	var seq uint64
-	if j := s.known(env.Job); j != nil {
-		seq = j.dlqSeq
-	}
+	seq := s.dlqSeqOf(env.Job)
 	if !isDLQReason(env.Reason) {
 		out.add(DLQHygiene, env.Job, fmt.Sprintf("DLQ entry of %v has reason %q, not a DLQ reason code", env.Job, env.Reason.String()), seq)
 	}
 	if env.RawError != "" {
 		out.add(DLQHygiene, env.Job, fmt.Sprintf("DLQ entry of %v keeps the raw error text", env.Job), seq)
 	}
-	for _, f := range envelopeFields(env) {
-		if what := s.leak(f.val); what != "" {
-			out.add(DLQHygiene, env.Job, fmt.Sprintf("DLQ entry of %v: %s holds %s", env.Job, f.name, what), seq)
-		}
-	}
-}
-
-// envelopeFields lists the envelope's strings, except RawError, which
-// must be empty and is reported as such.
-func envelopeFields(env *model.Envelope) []field {
-	fs := []field{
-		{"correlationId", env.CorrelationID}, {"tenant", env.Tenant}, {"originalQueue", env.OriginalQueue},
-		{"agentId", env.AgentID}, {"agentVersion", env.AgentVersion}, {"promptVersion", env.PromptVersion},
-		{"modelName", env.ModelName},
-	}
-	for _, p := range env.SchemaPaths {
-		fs = append(fs, field{"schemaPath", p})
-	}
-	return fs
 }

@@ -32,6 +32,13 @@ type Suite struct {
 	loose     map[string]*keyRecord   // idempotency: keys no enqueue owns
 	markedAt  []model.Time            // by event id: when the relay marked it (+1; 0: never)
 	prunedSet []bool                  // by event id: pruned from the outbox
+	texts     map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
+	others    map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
+	excerpts  excerptIndex            // dlq-hygiene: windows of the strings handed out
+
+	scratchChecked []checked // Finish's scratch, kept for the next seed
+	scratchFlags   []bool
+	secretBuf      []byte
 
 	// Scratch of Finish, kept so that a Suite reused across seeds
 	// (Reset) does not allocate them again; cleared before each use.
@@ -75,6 +82,9 @@ func (s *Suite) Reset(cfg Config) {
 	s.loose = reuse.Map(s.loose)
 	s.markedAt = reuse.Slice(s.markedAt)
 	s.prunedSet = reuse.Slice(s.prunedSet)
+	s.texts = reuse.Map(s.texts)
+	s.others = reuse.Map(s.others)
+	s.scratchChecked = reuse.Slice(s.scratchChecked)
 
 	var src SecretSource = secretList(cfg.Secrets)
 	if cfg.SecretSource != nil {
@@ -152,6 +162,9 @@ func (s *Suite) Record(e *model.Event) {
 		s.checkKey(e, j)
 	}
 	s.observe(e, j)
+	if j == nil || e.Key != j.key || e.Tenant != j.tenant {
+		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
+	}
 	if j != nil {
 		j.advance(e)
 	}

@@ -45,7 +45,7 @@ func cleanRun() ([]model.Event, Final) {
 		one(enqueue(3), lease(3, 4, 1), failed(3, 4, model.CodePoisonSchema),
 			with(dlqWrite(3, model.CodePoisonSchema), func(e *model.Event) { e.N = 1 }), dead(3, 4, model.CodePoisonSchema)),
 		job4, job5,
-		one(status(1, "acme"), rejected(status(1, g), model.CodeNotFound),
+		one(with(status(1, "acme"), func(e *model.Event) { e.Text = "owner=acme state=succeeded" }), rejected(status(1, g), model.CodeNotFound),
 			model.Event{Kind: model.EvPhase, Actor: model.Actor{Role: model.RoleSim}, Text: "drained", OK: true}))
 
 	var f Final

@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -86,10 +87,24 @@ func (s *Suite) status(e *model.Event) {
 	if !e.OK {
 		return
 	}
-	if j := s.known(e.Job); j != nil && j.enqueued && j.tenant != e.Tenant {
+	j := s.known(e.Job)
+	if j == nil || !j.enqueued {
+		return
+	}
+	if j.tenant != e.Tenant {
 		s.report(TenantIsolation, e.Job, fmt.Sprintf("status of %v (tenant %s) answered to tenant %s",
 			e.Job, j.tenant, e.Tenant), j.enqSeq, e.Seq)
 	}
+	if told, ok := answeredState(e.Text); ok && told != j.state.String() {
+		s.disagree(e.Job, fmt.Sprintf("status of %v answered %s, the history says %v", e.Job, told, j.state), j.lastSeq, e.Seq)
+	}
+}
+
+// answeredState reads the state a status answer told its client, from the
+// answer's "owner=X state=Y".
+func answeredState(text string) (string, bool) {
+	_, st, ok := strings.Cut(text, " state=")
+	return st, ok
 }
 
 // acceptTenant checks that the API returned a job id to the job's owner.

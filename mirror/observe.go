@@ -134,7 +134,7 @@ func enqueueWant(e *model.Event) string {
 // lease replays a granted lease: the store must pick the same job, with
 // the same fence, attempt and checkpoint.
 func (b *Backend) lease(c Conn, e *model.Event) error {
-	l, ok, err := c.LeaseNext(b.ctx, sqlstore.LeaseReq{Worker: e.Actor.String(), Now: e.At, LeaseUntil: e.At + e.N})
+	l, ok, err := c.LeaseNext(b.ctx, sqlstore.LeaseReq{Worker: e.Actor.String(), Now: e.At, LeaseUntil: e.At + e.N, Ordered: b.sys.Config().Ordered})
 	if err != nil {
 		return b.differ(e, "error: "+err.Error(), "a lease")
 	}

@@ -25,6 +25,8 @@ const (
 	// Mark-before-publish variant only: the row is marked published, the
 	// broker has not been told.
 	RelayAfterMarkBeforePublish
+	// The consumer received a message and has not applied it yet.
+	ConsumerAfterReceive
 	boundaryCount
 )
 
@@ -40,6 +42,7 @@ var boundaryNames = [boundaryCount]string{
 	ConsumerAfterApply:          "consumer_after_apply",
 	AfterAcceptBeforeEnqueue:    "after_accept_before_enqueue",
 	RelayAfterMarkBeforePublish: "relay_after_mark_before_publish",
+	ConsumerAfterReceive:        "consumer_after_receive",
 }
 
 var boundaryRoles = [boundaryCount]Role{
@@ -53,6 +56,7 @@ var boundaryRoles = [boundaryCount]Role{
 	ConsumerAfterApply:          RoleConsumer,
 	AfterAcceptBeforeEnqueue:    RoleAPI,
 	RelayAfterMarkBeforePublish: RoleRelay,
+	ConsumerAfterReceive:        RoleConsumer,
 }
 
 func (b Boundary) String() string {

@@ -16,6 +16,7 @@ const (
 	StreamSchedule
 	StreamLatency
 	StreamOperator
+	StreamOptions // the swarm's choice of configuration options
 	streamCount
 )
 

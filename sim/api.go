@@ -12,9 +12,13 @@ import (
 // boundary after_accept_before_enqueue comes right before the enqueue. In
 // the correct order a crash there leaves the client without an answer, and
 // it retries with the same document (hence the same key).
-func (r *run) arrive(i int32) {
+func (r *run) arrive(i int32, edited bool) {
+	kind := evArrival
+	if edited {
+		kind = evArrivalEdited
+	}
 	if r.api.down {
-		r.at(r.api.upAt+clientRetry, evArrival, 0, int64(i))
+		r.at(r.api.upAt+clientRetry, kind, 0, int64(i))
 		return
 	}
 	replied := false
@@ -31,25 +35,29 @@ func (r *run) arrive(i int32) {
 			if act := r.crossing(model.AfterAcceptBeforeEnqueue, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
 				r.crash(&r.api, model.RoleAPI, model.AfterAcceptBeforeEnqueue, evAPIRestart)
 				if !replied {
-					r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+					r.at(r.now()+clientRetry, kind, 0, int64(i))
 				}
 				return
 			}
 			var err error
-			if id, err = r.enqueue(i); err != nil {
-				r.refuse(i)
+			if id, err = r.enqueue(i, edited); err != nil {
+				r.refuse(i, replied)
 				return
 			}
 		}
 	}
 }
 
-// enqueue durably records document i's job.
-func (r *run) enqueue(i int32) (model.JobID, error) {
+// enqueue durably records document i's job (edited: a version of the
+// document edited after its first submission, under the same id).
+func (r *run) enqueue(i int32, edited bool) (model.JobID, error) {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{
 		Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc},
+	}
+	if edited {
+		req.PayloadHash = editedPayload(d.Payload)
 	}
 	if within, ok := r.inj.Deadline(d.Index); ok {
 		req.Deadline = within
@@ -85,9 +93,8 @@ func (r *run) reply(i int32, id model.JobID) {
 		e.Key = key // the document the client submitted, as the design keys it
 	}
 	r.emit(e)
-	if r.docJob[i] == 0 && slices.Contains(r.cfg.Resubmit, d.Index) {
-		r.arrivalsLeft++
-		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+	if r.docJob[i] == 0 {
+		r.resubmit(i)
 	}
 	r.docJob[i] = id
 	if r.cfg.ProbeStatus || r.ops.Chance(300_000) {
@@ -95,9 +102,31 @@ func (r *run) reply(i int32, id model.JobID) {
 	}
 }
 
-// refuse answers the client with an error (an idempotency conflict).
-func (r *run) refuse(i int32) {
-	r.arrivalsLeft--
+// resubmit schedules the client's second submissions of document i after
+// its first reply: the same document again (seed 004's lab run twice), an
+// edited one under the same id (a conflict the API must refuse), or both.
+func (r *run) resubmit(i int32) {
+	d := &r.docs[i]
+	again, edited := r.inj.Resubmit(d.Index)
+	if again || slices.Contains(r.cfg.Resubmit, d.Index) {
+		r.arrivalsLeft++
+		r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+	}
+	if edited {
+		r.arrivalsLeft++
+		r.at(r.now()+2*clientRetry, evArrivalEdited, 0, int64(i))
+	}
+}
+
+// editedPayload is the payload hash of an edited version of a document.
+func editedPayload(p uint64) uint64 { return (p ^ 0x5bd1e9955bd1e995) * fnvPrime }
+
+// refuse answers the client with an error (an idempotency conflict). A
+// client that already got its reply (reply-before-enqueue) was counted.
+func (r *run) refuse(i int32, replied bool) {
+	if !replied {
+		r.arrivalsLeft--
+	}
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
 	e.Tenant, e.Code = r.docs[i].Tenant, model.CodeIdempotencyConflict
 	r.emit(e)

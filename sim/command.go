@@ -45,6 +45,12 @@ func (c Config) Flags() []string {
 	if c.ArrivalGap != d.ArrivalGap {
 		add("arrival-gap", time.Duration(c.ArrivalGap).String())
 	}
+	if c.Model.Retention != d.Model.Retention {
+		add("retention", time.Duration(c.Model.Retention).String())
+	}
+	if c.Model.Reprocess.Capacity != d.Model.Reprocess.Capacity {
+		add("reprocess-limit", strconv.Itoa(int(c.Model.Reprocess.Capacity)))
+	}
 	if c.Model.Ordered {
 		out = append(out, "-ordered")
 	}

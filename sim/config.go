@@ -121,8 +121,8 @@ func (c Config) Validate() error {
 	if c.DrainLimit <= 0 {
 		errs = append(errs, fmt.Errorf("drain limit must be positive (got %s)", time.Duration(c.DrainLimit)))
 	}
-	if c.Backend != nil && (c.Variant != DefaultConfig().Variant || c.Model.Ordered) {
-		errs = append(errs, fmt.Errorf("backend %s implements the correct, unordered design only (got -variant %s, ordered %v)", c.Backend.Name(), c.Variant, c.Model.Ordered))
+	if c.Backend != nil && c.Variant != DefaultConfig().Variant {
+		errs = append(errs, fmt.Errorf("backend %s implements the correct design only (got -variant %s)", c.Backend.Name(), c.Variant))
 	}
 	if c.MaxFaults < 0 {
 		errs = append(errs, fmt.Errorf("max faults must be >= 0 (got %d)", c.MaxFaults))

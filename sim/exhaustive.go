@@ -23,17 +23,26 @@ func ExhaustiveConfig(variant string) Config {
 
 // ExhaustiveReport is what an exhaustive enumeration found.
 type ExhaustiveReport struct {
-	Design     string
-	Singles    int     // single-fault plans run
-	Pairs      int     // two-fault plans run
-	Crossings  []int32 // per boundary, in the fault-free base run
-	Faulted    []int   // per boundary: plans whose fault there took effect
-	Exposing   []int   // per boundary: failing plans with a fault there
-	Failures   int     // plans with a violation
-	First      *Result // the first failing run, if any
-	FirstPlan  faults.Plan
-	Invariants map[string]int // failing plans per invariant
-	BaseFails  bool           // the base run (no fault beyond the base) already fails
+	Design    string
+	Singles   int     // single-fault plans run
+	Pairs     int     // two-fault plans run
+	Crossings []int32 // per boundary, in the fault-free base run
+	Faulted   []int   // per boundary: plans whose fault there took effect
+	Exposing  []int   // per boundary: failing plans with a fault there
+	// Per fault kind: single plans of that kind, plans in which a fault of
+	// that kind took effect, and failing plans with one.
+	Kinds, KindFaulted, KindExposing [faults.KindCount]int
+	Failures                         int     // plans with a violation
+	First                            *Result // the first failing run, if any
+	FirstPlan                        faults.Plan
+	Invariants                       map[string]int // failing plans per invariant
+	BaseFails                        bool           // the base run (no fault beyond the base) already fails
+}
+
+// lastArrival is when the last document of cfg's workload arrives.
+func lastArrival(cfg Config, seed uint64) model.Time {
+	docs := Workload(cfg, seed)
+	return docs[len(docs)-1].Arrival
 }
 
 // Plans is how many plans ran in all.
@@ -65,7 +74,13 @@ func Exhaustive(cfg Config, seed uint64, pairs bool) (*ExhaustiveReport, error) 
 		Design: cfg.Variant, Crossings: base.Crossings, Faulted: make([]int, n), Exposing: make([]int, n),
 		Invariants: map[string]int{}, BaseFails: base.Failed(),
 	}
-	singles := faults.Exhaustive(base.Crossings, cfg.Model.Lease+cfg.Model.Lease/20)
+	singles := faults.Exhaustive(faults.Counts{
+		Crossings: base.Crossings, Publishes: base.Publishes, Commits: base.Commits,
+		Docs: cfg.DocCount(), Horizon: lastArrival(cfg, seed), Lease: cfg.Model.Lease,
+	})
+	for _, p := range singles {
+		rep.Kinds[p.Faults[0].Kind]++
+	}
 	for _, p := range singles {
 		if err := rep.run(cfg, seed, p); err != nil {
 			return nil, err
@@ -97,6 +112,14 @@ func (rep *ExhaustiveReport) run(cfg Config, seed uint64, p faults.Plan) error {
 			rep.Faulted[b]++
 			if res.Failed() {
 				rep.Exposing[b]++
+			}
+		}
+	}
+	for k, n := range res.Injected {
+		if n > cfg.Plan.CountKind(faults.Kind(k)) { // beyond the base plan's own
+			rep.KindFaulted[k]++
+			if res.Failed() {
+				rep.KindExposing[k]++
 			}
 		}
 	}

@@ -31,6 +31,9 @@ func (r *run) operatorRound() {
 	if r.cfg.TryCancelled || r.ops.Chance(50_000) {
 		r.tryCancelled()
 	}
+	if r.ops.Chance(30_000) {
+		r.tryForbidden()
+	}
 	r.at(r.now()+operatorEvery, evOperator, 0, 0)
 }
 
@@ -74,6 +77,20 @@ func (r *run) tryCancelled() {
 		_ = r.sys.Redrive(r.operatorActor(), id)
 		_, _ = r.sys.Reprocess(r.operatorActor(), id, operatorName)
 	}
+}
+
+// tryForbidden asks the DLQ console for what it must refuse: a redrive of
+// a job that is not dead, and a reprocess with no operator id.
+func (r *run) tryForbidden() {
+	n := r.sys.Jobs()
+	if n == 0 {
+		return
+	}
+	id := model.JobID(1 + r.ops.IntN(n))
+	if r.sys.JobRef(id).State != model.Dead {
+		_ = r.sys.Redrive(r.operatorActor(), id)
+	}
+	_, _ = r.sys.Reprocess(r.operatorActor(), id, "")
 }
 
 // hasWork reports whether the operator would still act on some entry.

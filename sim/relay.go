@@ -136,13 +136,19 @@ func (r *run) brokerFault(msg int64, what string, d model.Time) {
 }
 
 // deliver hands a message to the consumer, which applies it and acks. A
-// consumer crash after applying leaves it unacked: the broker redelivers.
+// consumer crash after receiving it or after applying it leaves it
+// unacked: the broker redelivers.
 func (r *run) deliver(msg int64, redelivery bool) {
 	if m, _ := r.sys.Message(msg); redelivery && m.Acked {
 		return
 	}
 	if r.consumer.down {
 		r.at(r.consumer.upAt+r.brokerLatency(), evRedeliver, 0, msg)
+		return
+	}
+	if act := r.crossing(model.ConsumerAfterReceive, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
+		r.crash(&r.consumer, model.RoleConsumer, model.ConsumerAfterReceive, evConsumerRestart)
+		r.at(r.now()+visibility, evRedeliver, 0, msg)
 		return
 	}
 	actor := model.Actor{Role: model.RoleConsumer, Incarnation: r.consumer.inc}

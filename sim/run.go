@@ -26,6 +26,8 @@ type Result struct {
 	Injected     [faults.KindCount]int
 	BoundaryHits []int // crash/pause faults per model.Boundary
 	Crossings    []int32
+	Publishes    int32 // broker publishes (where broker faults can strike)
+	Commits      int32 // outbox commits (where an ambiguous commit can strike)
 	Drained      bool
 	End          model.Time
 	DLQ          []model.Envelope   // the dead-letter queue at the end of the run
@@ -47,8 +49,9 @@ const (
 	evDeliver
 	evRedeliver
 	evConsumerRestart
-	evArrival     // a client (re)submits a document
-	evNextArrival // the next document of the workload arrives
+	evArrival       // a client (re)submits a document
+	evArrivalEdited // a client submits an edited document under the same id
+	evNextArrival   // the next document of the workload arrives
 	evAPIRestart
 	evStatus
 	evOperator
@@ -133,6 +136,9 @@ func NewRunner() *Runner { return &Runner{} }
 func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Swarm {
+		cfg = drawOptions(seed).apply(cfg)
 	}
 	if rn.r == nil {
 		rn.r = &run{}
@@ -285,9 +291,9 @@ func (r *run) Handle(ev scheduler.Event) {
 		if next := ev.Arg + 1; next < int64(len(r.docs)) {
 			r.at(r.docs[next].Arrival, evNextArrival, 0, next)
 		}
-		r.arrive(int32(ev.Arg))
-	case evArrival:
-		r.arrive(int32(ev.Arg))
+		r.arrive(int32(ev.Arg), false)
+	case evArrival, evArrivalEdited:
+		r.arrive(int32(ev.Arg), ev.Kind == evArrivalEdited)
 	case evAPIRestart:
 		r.restart(&r.api, model.RoleAPI)
 	case evStatus:
@@ -389,8 +395,12 @@ func (r *run) result() *Result {
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
 	res.Crossings = r.crossings
+	res.Publishes, res.Commits = r.inj.Calls()
 	if r.swarm != nil {
 		res.Swarm = r.swarm.String()
+		if o := optionsOf(r.cfg); o != "" {
+			res.Swarm += " options: " + o
+		}
 	}
 	if b := r.rec.backend; b != nil && !b.diverged() && !r.stopped {
 		if err := b.b.End(r.sys); err != nil {

@@ -33,7 +33,7 @@ func Shrink(cfg Config, seed uint64, failing *Result, budget int) (*Shrunk, erro
 		budget = 2000
 	}
 	s := &shrinker{seed: seed, target: failing.Violations[0].Invariant, budget: budget}
-	c := cfg
+	c := failing.Config // with the options the swarm drew, which the replay keeps
 	c.Swarm, c.Plan, c.KeepTrace = false, failing.Realized, false
 	if s.fails(c) {
 		c = s.fewestFaults(c)

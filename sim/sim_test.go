@@ -65,6 +65,7 @@ func TestRealizedPlanReplays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		cfg = a.Config // with the options the swarm drew
 		cfg.Swarm, cfg.Plan = false, a.Realized
 		b, err := sim.Run(cfg, seed)
 		if err != nil {

@@ -77,6 +77,10 @@ func (r *run) tryLease(w *worker) {
 	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
 	w.working, w.markDead, w.commitTries = false, false, 0
 	w.doc = r.jobDoc[l.Job-1]
+	if r.sys.JobRef(l.Job).Origin == 0 && r.inj.CrashLoop(r.docs[w.doc].Index) {
+		r.crashWorker(w, model.AfterLease) // the document kills every worker that takes it
+		return
+	}
 	r.cross(w, model.AfterLease, r.dbLatency())
 }
 

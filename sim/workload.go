@@ -14,7 +14,7 @@ var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "st
 
 // Doc is one document of the workload. Its Text is the content that must
 // never leak into the DLQ, audit, metrics or traces; it carries PII (a CPF
-// number and an e-mail) so leaks are easy to recognise. The text is built
+// number and an e-mail) and a canary token, so leaks are easy to recognise. The text is built
 // from two drawn numbers when asked, not kept: a million-document run
 // would otherwise hold a quarter of a gigabyte of it.
 type Doc struct {
@@ -42,7 +42,22 @@ func (d *Doc) appendText(b []byte) []byte {
 	b = appendCPF(b, d.cpf)
 	b = append(b, ", contato cliente"...)
 	b = strconv.AppendInt(b, int64(d.Index), 10)
-	return append(b, "@example.com"...)
+	b = append(b, "@example.com, ref "...)
+	return appendCanary(b, d)
+}
+
+// appendCanary appends the document's canary token: invariants.CanaryPrefix
+// and eight hex digits drawn from the document's numbers (no draw of its
+// own, so the workload stream is unchanged). Any string holding it
+// anywhere leaked a document.
+func appendCanary(b []byte, d *Doc) []byte {
+	b = append(b, invariants.CanaryPrefix...)
+	v := uint32(d.cpf)*2654435761 ^ uint32(d.invoice)<<7 ^ uint32(d.Index)
+	const digits = "0123456789abcdef"
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, digits[v>>uint(shift)&0xf])
+	}
+	return b
 }
 
 // ParseErr is what a failing parser would say: it quotes the text.
@@ -153,7 +168,8 @@ func (d docSecrets) Len() int { return 2 * len(d) }
 // and at least a one-digit index; a parse error quotes the first 40 bytes
 // of a text. The suite skips texts shorter than that without looking.
 func (d docSecrets) MinLen() int {
-	text := len("Fatura ") + 5 + len(" de ") + len(", CPF ") + 14 + len(", contato cliente") + 1 + len("@example.com")
+	text := len("Fatura ") + 5 + len(" de ") + len(", CPF ") + 14 + len(", contato cliente") + 1 + len("@example.com, ref ") +
+		len(invariants.CanaryPrefix) + 8
 	parseErr := len("unexpected token near '") + min(40, text) + len("'")
 	return min(text, parseErr)
 }

@@ -48,6 +48,9 @@ type LeaseReq struct {
 	Worker     string
 	Now        model.Time
 	LeaseUntil model.Time
+	// Ordered leases only the oldest unfinished job, and only once it is
+	// ready (the model's ordered queue: an SQS FIFO group, a partition).
+	Ordered bool
 }
 
 // Leased is a granted lease.

@@ -122,6 +122,15 @@ func (c *Conn) skipLocked() string {
 	return ""
 }
 
+// forUpdate locks the selected row on PostgreSQL, waiting for it (SQLite
+// holds the write lock from BEGIN IMMEDIATE).
+func (c *Conn) forUpdate() string {
+	if c.pg() {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // Enqueue inserts a job, visible now. The same key with the same payload
 // hash returns the existing job (created=false); another hash is
 // ErrIdempotencyConflict. DeadlineAt 0 means no deadline.
@@ -182,16 +191,22 @@ func (c *Conn) LeaseNext(ctx context.Context, r LeaseReq) (Leased, bool, error) 
 		return Leased{}, false, err
 	}
 	defer c.end(tx)
-	pick := "SELECT id, tenant, attempt, max_attempts, deadline_at, redrive_count FROM jobs" +
-		" WHERE state IN ('" + sPending + "', '" + sRetryWait + "', '" + sLeased + "') AND ready_at <= $1" +
-		" ORDER BY ready_at, id LIMIT 1" + c.skipLocked()
+	live := " WHERE state IN ('" + sPending + "', '" + sRetryWait + "', '" + sLeased + "')"
+	pick := "SELECT id, tenant, attempt, max_attempts, deadline_at, redrive_count, ready_at FROM jobs" +
+		live + " AND ready_at <= $1 ORDER BY ready_at, id LIMIT 1" + c.skipLocked()
+	args := []any{r.Now}
+	if r.Ordered { // the head only: skipping a locked head would break the order
+		pick = "SELECT id, tenant, attempt, max_attempts, deadline_at, redrive_count, ready_at FROM jobs" +
+			live + " ORDER BY id LIMIT 1" + c.forUpdate()
+		args = nil
+	}
 	for {
 		var id model.JobID
 		var tenant string
 		var attempt, maxAttempts, redrives int32
-		var deadline int64
-		err := tx.QueryRowContext(ctx, pick, r.Now).Scan(&id, &tenant, &attempt, &maxAttempts, &deadline, &redrives)
-		if errors.Is(err, sql.ErrNoRows) {
+		var deadline, ready int64
+		err := tx.QueryRowContext(ctx, pick, args...).Scan(&id, &tenant, &attempt, &maxAttempts, &deadline, &redrives, &ready)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && ready > r.Now { // the head is not ready yet
 			return Leased{}, false, c.commit(tx, op)
 		}
 		if err != nil {

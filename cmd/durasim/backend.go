@@ -14,8 +14,8 @@ import (
 const pgURLEnv = "DURASIM_PG_URL"
 
 // openBackend opens the SQL store -backend names (nil for memory). The
-// store implements the correct, unordered design only, so a naive variant
-// or -ordered with it is a usage error.
+// store implements the correct design only, so a naive variant with it is
+// a usage error.
 func (f *simFlags) openBackend(c sim.Config) (sim.Backend, error) {
 	url := f.db
 	switch f.backend {
@@ -38,8 +38,8 @@ func (f *simFlags) openBackend(c sim.Config) (sim.Backend, error) {
 	default:
 		return nil, usageErr("invalid -backend %q: want memory, sqlite or postgres", f.backend)
 	}
-	if c.Variant != sim.DefaultConfig().Variant || c.Model.Ordered {
-		return nil, usageErr("-backend %s implements the correct, unordered design only: drop -variant %s / -ordered", f.backend, c.Variant)
+	if c.Variant != sim.DefaultConfig().Variant {
+		return nil, usageErr("-backend %s implements the correct design only: drop -variant %s", f.backend, c.Variant)
 	}
 	b, err := mirror.Open(context.Background(), f.backend, url)
 	if err != nil {

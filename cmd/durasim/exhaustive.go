@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -27,12 +28,28 @@ func runExhaustive(variant string, seed uint64, stdout io.Writer) error {
 	for _, b := range sim.DesignBoundaries(d) {
 		fmt.Fprintf(stdout, "  %-32s crossings %-3d plans with a fault there %d\n", b, rep.Crossings[b], rep.Faulted[b])
 	}
+	fmt.Fprintf(stdout, "kinds       %d of %d fault kinds enumerated (single plans, plans in which the kind took effect, failing plans)\n",
+		kindsEnumerated(rep), faults.KindCount)
+	for k := range faults.KindCount {
+		fmt.Fprintf(stdout, "  %-32s singles %-4d took effect in %-6d failing %d\n", k, rep.Kinds[k], rep.KindFaulted[k], rep.KindExposing[k])
+	}
 	fmt.Fprintf(stdout, "violations  %d plan(s)%s\n", rep.Failures, invariantCounts(rep.Invariants))
 	if rep.First == nil {
 		return nil
 	}
 	fmt.Fprintf(stdout, "first failing plan: %s\n  %s\n", rep.FirstPlan.OneLine(), rep.First.Violations[0])
 	return errViolation
+}
+
+// kindsEnumerated is how many fault kinds have single plans.
+func kindsEnumerated(rep *sim.ExhaustiveReport) int {
+	n := 0
+	for _, c := range rep.Kinds {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func invariantCounts(m map[string]int) string {

@@ -34,6 +34,8 @@ type simFlags struct {
 	lease       time.Duration
 	heartbeat   time.Duration
 	maxAttempts int
+	retention   time.Duration
+	reprocess   int
 	backoff     string
 	swarm       bool
 	plan        string
@@ -60,6 +62,8 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), "heartbeat interval (shorter than the lease)")
 	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job")
+	f.fs.DurationVar(&f.retention, "retention", time.Duration(d.Model.Retention), "outbox retention: published rows older than this are pruned")
+	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses a tenant may make per minute")
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
@@ -99,6 +103,8 @@ func (f *simFlags) config() (sim.Config, error) {
 	c.Workers, c.Docs, c.Tenants = int32(f.workers), int32(f.docs), int32(f.tenants)
 	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
 	c.Model.MaxAttempts = int32(f.maxAttempts)
+	c.Model.Retention = model.Time(f.retention)
+	c.Model.Reprocess.Capacity = int32(f.reprocess)
 	strategy, err := model.ParseStrategy(f.backoff)
 	if err != nil {
 		return c, usageErr("%v", err)

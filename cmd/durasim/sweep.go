@@ -168,7 +168,7 @@ func newViolationLine(cfg sim.Config, design *model.Design, res *sim.Result) vio
 		}
 	}
 	if cfg.Swarm {
-		c := cfg
+		c := res.Config // with the options the swarm drew
 		c.Swarm, c.Plan = false, res.Realized
 		l.Replay = sim.Command("replay", c, res.Seed)
 	}

@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
+)
+
+// Swarm testing applies to the configuration too, as TigerBeetle's VOPR
+// draws its options per seed: besides its faults, a swarm seed may run a
+// strictly ordered queue, a short outbox retention (so pruning happens
+// under load), a long horizon (arrivals spread over minutes), a small
+// attempt ceiling, or a per-tenant reprocess limit of one. Each option
+// touches only a setting left at its default, so a run's explicit settings
+// win; the options drawn become part of the run's Config, which the
+// reproduce and replay commands print as flags.
+
+// swarmOptions are the configuration options one seed draws.
+type swarmOptions struct {
+	ordered      bool
+	retention    model.Time // 0: the default
+	gapFactor    int64      // 1: the default arrival gap
+	maxAttempts  int32      // 0: the default
+	reprocessCap int32      // 0: the default
+}
+
+// drawOptions draws seed's options from their own stream, so they change
+// neither the workload nor the faults.
+func drawOptions(seed uint64) swarmOptions {
+	r := scheduler.Derive(seed, scheduler.StreamOptions)
+	var o swarmOptions
+	// Every draw is made whatever the outcome, so each option's stream
+	// position is fixed.
+	ordered := r.Chance(100_000)
+	short := r.Chance(250_000)
+	retention := model.Time(2+r.Int64N(19)) * model.Time(scheduler.Second)
+	horizon := r.IntN(40)
+	few := r.Chance(125_000)
+	attempts := int32(1 + r.IntN(2))
+	oneReprocess := r.Chance(250_000)
+	o.ordered = ordered
+	if short {
+		o.retention = retention
+	}
+	switch {
+	case horizon == 0:
+		o.gapFactor = 60 // 24 documents over six minutes: retention, breaker cool-downs, deadlines
+	case horizon < 4:
+		o.gapFactor = 8
+	default:
+		o.gapFactor = 1
+	}
+	if few {
+		o.maxAttempts = attempts
+	}
+	if oneReprocess {
+		o.reprocessCap = 1
+	}
+	return o
+}
+
+// apply sets the options on cfg where cfg keeps the default.
+func (o swarmOptions) apply(cfg Config) Config {
+	d := DefaultConfig()
+	if o.ordered {
+		cfg.Model.Ordered = true
+	}
+	if o.retention > 0 && cfg.Model.Retention == d.Model.Retention {
+		cfg.Model.Retention = o.retention
+	}
+	if o.gapFactor > 1 && cfg.ArrivalGap == d.ArrivalGap {
+		cfg.ArrivalGap *= o.gapFactor
+	}
+	if o.maxAttempts > 0 && cfg.Model.MaxAttempts == d.Model.MaxAttempts {
+		cfg.Model.MaxAttempts = o.maxAttempts
+	}
+	if o.reprocessCap > 0 && cfg.Model.Reprocess.Capacity == d.Model.Reprocess.Capacity {
+		cfg.Model.Reprocess.Capacity = o.reprocessCap
+	}
+	return cfg
+}
+
+// optionsOf describes the options cfg runs with that differ from the
+// default, as the swarm line prints them ("" when none).
+func optionsOf(cfg Config) string {
+	d := DefaultConfig()
+	var parts []string
+	if cfg.Model.Ordered {
+		parts = append(parts, "ordered")
+	}
+	if cfg.Model.Retention != d.Model.Retention {
+		parts = append(parts, "retention="+time.Duration(cfg.Model.Retention).String())
+	}
+	if cfg.ArrivalGap != d.ArrivalGap {
+		parts = append(parts, "arrival-gap="+time.Duration(cfg.ArrivalGap).String())
+	}
+	if cfg.Model.MaxAttempts != d.Model.MaxAttempts {
+		parts = append(parts, "max-attempts="+strconv.Itoa(int(cfg.Model.MaxAttempts)))
+	}
+	if cfg.Model.Reprocess.Capacity != d.Model.Reprocess.Capacity {
+		parts = append(parts, "reprocess-limit="+strconv.Itoa(int(cfg.Model.Reprocess.Capacity)))
+	}
+	return strings.Join(parts, " ")
+}
