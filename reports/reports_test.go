@@ -26,13 +26,14 @@ const goldenDir = "testdata/golden"
 var (
 	genOnce  sync.Once
 	genFiles []File
+	genBuilt []*Built
 	genErr   error
 )
 
 // generated is every report and chart, built once per test binary.
 func generated(t *testing.T) []File {
 	t.Helper()
-	genOnce.Do(func() { genFiles, _, genErr = Generate(scenarios.All(), Langs(), true) })
+	genOnce.Do(func() { genFiles, genBuilt, genErr = Generate(scenarios.All(), Langs(), true) })
 	if genErr != nil {
 		t.Fatal(genErr)
 	}
