@@ -2,13 +2,17 @@ package reports
 
 import (
 	"path"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scenarios"
+	"github.com/durasim/durasim/sim"
 )
 
 // built is every scenario built once per test binary (with generated).
@@ -208,4 +212,101 @@ func TestLinksResolve(t *testing.T) {
 			t.Errorf("partial report in %s lost its chart links", l)
 		}
 	}
+}
+
+// TestMermaidLanes keeps every sequence diagram within maxLanes
+// participants (retry-storm's job path had 17).
+func TestMermaidLanes(t *testing.T) {
+	for _, f := range generated(t) {
+		for _, block := range strings.Split(string(f.Data), "```mermaid")[1:] {
+			block, _, _ = strings.Cut(block, "```")
+			if n := strings.Count(block, "\n    participant "); n > maxLanes {
+				t.Errorf("%s: a diagram with %d participants, want at most %d", f.Path, n, maxLanes)
+			}
+		}
+	}
+}
+
+// TestFlagSettings holds flagSettings to sim.Config.Flags, setting by
+// setting: a setting is in the list exactly when changing it alone
+// changes the printed flags. So Replayable cannot miss a flag (as it once
+// missed -probe-status, -try-cancelled and -arrival-gap) nor claim one
+// that does not exist.
+func TestFlagSettings(t *testing.T) {
+	d := sim.DefaultConfig()
+	base := strings.Join(d.Flags(), " ")
+	checked := 0
+	for _, path := range leafSettings(reflect.TypeOf(d), "") {
+		c := sim.DefaultConfig()
+		if !perturb(reflect.ValueOf(&c).Elem(), path) {
+			continue // a kind no test value covers (Backend: checked by hand below)
+		}
+		printed := strings.Join(c.Flags(), " ") != base
+		if listed := slices.Contains(flagSettings, path); printed != listed {
+			t.Errorf("%s: Flags prints it %v, flagSettings lists it %v", path, printed, listed)
+		}
+		if checked++; Replayable(c) != printed && !slices.Contains(unflagged, path) {
+			t.Errorf("%s: Replayable %v after changing it alone", path, Replayable(c))
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d settings checked", checked)
+	}
+	if !slices.Contains(flagSettings, "Backend") {
+		t.Error("Flags prints -backend: Backend must be in flagSettings")
+	}
+}
+
+// leafSettings lists the settings diffSettings compares, by path.
+func leafSettings(typ reflect.Type, path string) []string {
+	if typ.Kind() != reflect.Struct || slices.Contains(groups, path) {
+		return []string{path}
+	}
+	var out []string
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		p := f.Name
+		if path != "" {
+			p = path + "." + f.Name
+		}
+		out = append(out, leafSettings(f.Type, p)...)
+	}
+	return out
+}
+
+// perturb changes the setting at path to another valid-looking value.
+func perturb(v reflect.Value, path string) bool {
+	for _, name := range strings.Split(path, ".") {
+		v = v.FieldByName(name)
+	}
+	switch {
+	case path == "Plan":
+		p, err := faults.Parse("crash after_lease nth=1 worker=*")
+		if err != nil {
+			panic(err)
+		}
+		v.Set(reflect.ValueOf(p))
+	case v.Kind() == reflect.Bool:
+		v.SetBool(!v.Bool())
+	case v.CanInt():
+		v.SetInt(v.Int() + 1)
+	case v.CanUint():
+		v.SetUint(v.Uint() + 1)
+	case v.Kind() == reflect.String:
+		v.SetString(v.String() + "x")
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Int32:
+		v.Set(reflect.ValueOf([]int32{1}))
+	case v.Kind() == reflect.Struct:
+		f := v.Field(0)
+		if !f.CanInt() {
+			return false
+		}
+		f.SetInt(f.Int() + 1)
+	default:
+		return false
+	}
+	return true
 }
