@@ -97,8 +97,11 @@ func (b *Built) chart(kind scenarios.Chart, l Lang) ([]chartFile, error) {
 				caption += " " + note
 			}
 			if tinyReviewWaits(o.Result) {
-				caption += l.t(" A espera por revisão, de milissegundos, quase não aparece nesta escala (os valores estão na tabela por documento).",
-					" The review wait, a matter of milliseconds, barely shows at this scale (the per-document table has its values).")
+				caption += l.t(" A espera por revisão, de milissegundos, quase não aparece nesta escala", " The review wait, a matter of milliseconds, barely shows at this scale")
+				if len(o.Result.Metrics.Docs) <= maxDocRows {
+					caption += l.t(" (os valores estão na tabela por documento)", " (the per-document table has its values)")
+				}
+				caption += "."
 			}
 			f, err := one(name+"-waits-"+slug(o.Arm.Name())+".svg", caption, func() (*chart, error) { return b.waitsChart(o, l) })
 			if err != nil {
@@ -367,8 +370,9 @@ func (b *Built) sameLines(l Lang, series func(b *Built) [][]float64) string {
 			}
 		}
 		if len(group) > 1 && !done[i] {
-			text += fmt.Sprintf(l.t(" As linhas de %s coincidem (a mesma profundidade em todo tick): a mais larga fica por baixo das tracejadas.",
-				" The lines of %s coincide (the same depth at every tick): the widest lies under the dashed ones."), l.list(group))
+			text += fmt.Sprintf(l.t(" As linhas de %s coincidem (a mesma profundidade em todo tick): a mais larga fica por baixo %s.",
+				" The lines of %s coincide (the same depth at every tick): the widest lies under %s."), l.list(group),
+				l.plural(len(group)-1, "da tracejada", "das tracejadas", "the dashed one", "the dashed ones"))
 		}
 	}
 	return text
