@@ -208,19 +208,17 @@ func (r *Robustness) fail(arm string, says scenarios.Text) {
 	r.Failing = append(r.Failing, FailCount{Arm: arm, Check: says, Seeds: 1})
 }
 
-// Passed reports whether every check of every arm held.
+// Passed reports whether every check of every arm and every claim of the
+// story held.
 func (b *Built) Passed() bool {
-	for i := range b.Outcomes {
-		if !b.Outcomes[i].Passed() {
-			return false
-		}
-	}
-	return true
+	held, total := b.Held()
+	return held == total
 }
 
-// Held counts the checks that held and all checks (an arm that did not
-// run counts as one failed check).
+// Held counts the checks and claims that held, and all of them (an arm
+// that did not run counts as one failed check).
 func (b *Built) Held() (held, total int) {
+	held, total = b.claimsHeld()
 	for _, o := range b.Outcomes {
 		if o.Missing != "" {
 			total++

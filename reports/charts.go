@@ -1,33 +1,61 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
+	"image/color"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scenarios"
 	"github.com/durasim/durasim/sim"
 )
 
-// chartFile is one rendered chart: its file name under charts/ and what
-// the report says about it.
+// chartFile is one rendered chart: its file name under charts/, what
+// the report says about it, and its drawing (kept for the chart test,
+// which renders its layers apart).
 type chartFile struct {
 	Name    string // file name, e.g. opening-incident-depth.svg
 	Caption string
 	SVG     []byte
+	canvas  *svgCanvas
 }
 
 // maxPoints bounds the points of a line: longer series are bucketed,
 // keeping each bucket's maximum (peaks survive).
 const maxPoints = 400
+
+// The chart's size and its typeface: Liberation Sans (embedded in gonum),
+// drawn as outlines, so the size gonum measures is the size on screen.
+var (
+	chartW, chartH = 6 * vg.Inch, 3.5 * vg.Inch
+	chartFont      = font.Font{Typeface: "Liberation", Variant: "Sans"}
+)
+
+// chart is a plot before rendering: gonum draws the axes and the data,
+// this package the title and the legend, above the plot and never on the
+// data.
+type chart struct {
+	title   string
+	p       *plot.Plot
+	entries []legendEntry
+}
+
+type legendEntry struct {
+	label string
+	thumb plot.Thumbnailer
+}
+
+func (c *chart) legend(label string, t plot.Thumbnailer) {
+	c.entries = append(c.entries, legendEntry{label, t})
+}
 
 // charts renders the scenario's charts in language l.
 func (b *Built) charts(l Lang) ([]chartFile, error) {
@@ -46,17 +74,17 @@ func (b *Built) chart(kind scenarios.Chart, l Lang) ([]chartFile, error) {
 	name := b.Scenario.Name
 	switch kind {
 	case scenarios.ChartDepth:
-		return one(name+"-depth.svg", l.t("Profundidade da fila (jobs vivos) a cada tick de 100 ms, por braço.",
-			"Queue depth (live jobs) at every 100 ms tick, per arm."), func() (*plot.Plot, error) { return b.depthChart(l) })
+		caption := l.t("Profundidade da fila (jobs vivos) a cada tick de 100 ms, por variante.", "Queue depth (live jobs) at every 100 ms tick, per arm.")
+		return one(name+"-depth.svg", caption+b.sameLines(l, depthSeries), func() (*chart, error) { return b.depthChart(l) })
 	case scenarios.ChartCalls:
 		return one(name+"-calls.svg", l.t("Chamadas ao provedor por segundo (linha cheia) e respostas 429 por segundo (tracejada), por estratégia, até a tempestade passar (os redrives bem depois ficam fora).",
-			"Provider calls per second (solid) and 429 answers per second (dashed), per strategy, until the storm is over (redrives long after it are left out)."), func() (*plot.Plot, error) { return b.callsChart(l) })
+			"Provider calls per second (solid) and 429 answers per second (dashed), per strategy, until the storm is over (redrives long after it are left out)."), func() (*chart, error) { return b.callsChart(l) })
 	case scenarios.ChartBreaker:
-		return one(name+"-breaker.svg", l.t("Estado do disjuntor ao longo do tempo, por braço.",
-			"The circuit breaker's state over time, per arm."), func() (*plot.Plot, error) { return b.breakerChart(l) })
+		return one(name+"-breaker.svg", l.t("Estado do disjuntor ao longo do tempo, por variante.",
+			"The circuit breaker's state over time, per arm."), func() (*chart, error) { return b.breakerChart(l) })
 	case scenarios.ChartReplay:
-		return one(name+"-replay.svg", l.t("Chamadas ao LLM na primeira execução e no replay, por braço.",
-			"LLM calls in the first execution and during the replay, per arm."), func() (*plot.Plot, error) { return b.replayChart(l) })
+		return one(name+"-replay.svg", l.t("Chamadas ao LLM na primeira execução e no replay, por variante.",
+			"LLM calls in the first execution and during the replay, per arm."), func() (*chart, error) { return b.replayChart(l) })
 	case scenarios.ChartWaits:
 		var out []chartFile
 		for i := range b.Outcomes {
@@ -64,9 +92,18 @@ func (b *Built) chart(kind scenarios.Chart, l Lang) ([]chartFile, error) {
 			if o.Result == nil {
 				continue
 			}
-			f, err := one(name+"-waits-"+slug(o.Arm.Name())+".svg",
-				l.t("Espera na fila, inferência e espera por revisão por documento — braço ", "Queue wait, inference and review wait per document — arm ")+o.Arm.Name()+".",
-				func() (*plot.Plot, error) { return b.waitsChart(o, l) })
+			caption := l.t("Espera na fila, inferência e espera por revisão por documento — variante ", "Queue wait, inference and review wait per document — arm ") + o.Arm.Name() + "."
+			if note := reprocessNote(l, o.Result); note != "" {
+				caption += " " + note
+			}
+			if tinyReviewWaits(o.Result) {
+				caption += l.t(" A espera por revisão, de milissegundos, quase não aparece nesta escala", " The review wait, a matter of milliseconds, barely shows at this scale")
+				if len(o.Result.Metrics.Docs) <= maxDocRows {
+					caption += l.t(" (os valores estão na tabela por documento)", " (the per-document table has its values)")
+				}
+				caption += "."
+			}
+			f, err := one(name+"-waits-"+slug(o.Arm.Name())+".svg", caption, func() (*chart, error) { return b.waitsChart(o, l) })
 			if err != nil {
 				return nil, err
 			}
@@ -77,36 +114,150 @@ func (b *Built) chart(kind scenarios.Chart, l Lang) ([]chartFile, error) {
 	return nil, fmt.Errorf("unknown chart kind %d", kind)
 }
 
-func one(name, caption string, mk func() (*plot.Plot, error)) ([]chartFile, error) {
-	p, err := mk()
+// tinyReviewWaits reports whether every review wait is under 1% of the
+// longest bar of the waits chart.
+func tinyReviewWaits(r *sim.Result) bool {
+	var longest, review model.Time
+	for _, d := range r.Metrics.Docs {
+		longest = max(longest, max(d.QueueWait, 0)+d.Inference+d.ReviewWait)
+		review = max(review, d.ReviewWait)
+	}
+	return review*100 < longest
+}
+
+func one(name, caption string, mk func() (*chart, error)) ([]chartFile, error) {
+	c, err := mk()
 	if err != nil {
 		return nil, err
 	}
-	svg, err := render(p)
-	if err != nil {
-		return nil, err
-	}
-	return []chartFile{{Name: name, Caption: caption, SVG: svg}}, nil
+	cv := c.render()
+	return []chartFile{{Name: name, Caption: caption, SVG: cv.svg(svgOptions{}), canvas: cv}}, nil
 }
 
-// render draws p as a 6×3.5 inch SVG.
-func render(p *plot.Plot) ([]byte, error) {
-	c := vgsvg.New(6*vg.Inch, 3.5*vg.Inch)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+// Layout of a chart, in points.
+const (
+	chartPad   = 6  // around the canvas
+	swatchW    = 22 // a legend sample's width
+	swatchGap  = 4  // between a sample and its label
+	entryGap   = 14 // between two legend entries
+	legendSize = 10 // legend font size
+)
+
+// render draws the chart: background, title, legend rows, then the plot
+// in the room left below them.
+func (c *chart) render() *svgCanvas {
+	cv := newSVGCanvas(chartW, chartH)
+	dc := draw.New(cv)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	top := dc.Max.Y - chartPad
+	title := textStyle(12)
+	title.XAlign, title.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(title, vg.Point{X: dc.Center().X, Y: top}, c.title)
+	top -= title.Height(c.title) + 4
+	top = c.drawLegend(dc, top) - 2
+	area := draw.Canvas{Canvas: cv, Rectangle: vg.Rectangle{Min: vg.Point{X: dc.Min.X + chartPad, Y: dc.Min.Y + 2}, Max: vg.Point{X: dc.Max.X - chartPad, Y: top}}}
+	c.p.Draw(area)
+	cv.layer = layerFrame
+	return cv
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+// drawLegend lays the entries out in centred rows from y top down, and
+// returns the y below the last row.
+func (c *chart) drawLegend(dc draw.Canvas, top vg.Length) vg.Length {
+	cv := svgOf(dc.Canvas)
+	sty := textStyle(legendSize)
+	sty.YAlign = draw.YTop
+	h := sty.Height("Mg")
+	for _, row := range c.legendRows(dc.Max.X - dc.Min.X - 2*chartPad) {
+		x := dc.Center().X - rowWidth(row)/2
+		for _, e := range row {
+			cv.layer = layerSwatch
+			e.thumb.Thumbnail(&draw.Canvas{Canvas: cv, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: top - h + 1}, Max: vg.Point{X: x + swatchW, Y: top - 1}}})
+			cv.layer = layerKey
+			dc.FillText(sty, vg.Point{X: x + swatchW + swatchGap, Y: top}, e.label)
+			x += entryWidth(e) + entryGap
+		}
+		top -= h + 3
+	}
+	cv.layer = layerFrame
+	return top
+}
+
+// legendRows breaks the entries into rows no wider than width.
+func (c *chart) legendRows(width vg.Length) [][]legendEntry {
+	var rows [][]legendEntry
+	for _, e := range c.entries {
+		n := len(rows)
+		if n == 0 || rowWidth(rows[n-1])+entryGap+entryWidth(e) > width {
+			rows = append(rows, nil)
+			n++
+		}
+		rows[n-1] = append(rows[n-1], e)
+	}
+	return rows
+}
+
+func entryWidth(e legendEntry) vg.Length {
+	return swatchW + swatchGap + textStyle(legendSize).Width(e.label)
+}
+
+func rowWidth(row []legendEntry) vg.Length {
+	w := vg.Length(0)
+	for i, e := range row {
+		if i > 0 {
+			w += entryGap
+		}
+		w += entryWidth(e)
+	}
+	return w
+}
+
+func textStyle(size float64) draw.TextStyle {
+	f := chartFont
+	f.Size = vg.Points(size)
+	return draw.TextStyle{Color: color.Black, Font: f, Handler: plot.DefaultTextHandler}
+}
+
+// newPlot is a plot with the chart font, a grid, and the data layer
+// switched on for the plotters added after it.
+func newPlot(l Lang, title, x, y string) *chart {
 	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.Legend.Top = true
-	p.Legend.XOffs = -vg.Points(12)
-	p.Add(plotter.NewGrid())
-	return p
+	p.BackgroundColor = nil
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	for _, t := range []*draw.TextStyle{&p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
+		t.Font.Typeface, t.Font.Variant = chartFont.Typeface, chartFont.Variant
+	}
+	p.X.Tick.Marker = ticker{l: l}
+	p.Y.Tick.Marker = ticker{l: l}
+	p.Add(plotter.NewGrid(), layerSwitch(layerMarks))
+	return &chart{title: title, p: p}
+}
+
+// layerSwitch is a plotter that draws nothing: it tags what the plotters
+// after it draw as belonging to a layer.
+type layerSwitch string
+
+func (s layerSwitch) Plot(c draw.Canvas, _ *plot.Plot) {
+	if cv := svgOf(c.Canvas); cv != nil {
+		cv.layer = string(s)
+	}
+}
+
+// svgOf finds the svgCanvas under the draw.Canvases gonum wraps it in.
+func svgOf(c vg.Canvas) *svgCanvas {
+	for {
+		switch v := c.(type) {
+		case *svgCanvas:
+			return v
+		case draw.Canvas:
+			c = v.Canvas
+		case *draw.Canvas:
+			c = v.Canvas
+		default:
+			return nil
+		}
+	}
 }
 
 // simOutcomes are the arms that ran a simulation, with their index.
@@ -120,23 +271,36 @@ func (b *Built) simOutcomes() []*scenarios.Outcome {
 	return out
 }
 
-// addLine adds series ys (one value per step seconds) as arm i's line.
-func addLine(p *plot.Plot, label string, i int, ys []float64, step float64, dashed bool) error {
+// armStyle is arm i's line: the first arm widest, the others narrower
+// and dashed, drawn on top, so lines that coincide stay visible.
+func armStyle(i int, dashed bool) draw.LineStyle {
+	st := draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(max(1.2, 3.4-1.1*float64(i)))}
+	if dashed {
+		st.Dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}[i%3]
+	}
+	return st
+}
+
+// lineThumb is a legend sample of a line style.
+type lineThumb draw.LineStyle
+
+func (t lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(draw.LineStyle(t), c.Min.X, y, c.Max.X, y)
+}
+
+// addLine adds series ys (one value per step seconds) in style st.
+func addLine(c *chart, ys []float64, step float64, st draw.LineStyle) error {
 	pts := make(plotter.XYs, len(ys))
 	for k, y := range ys {
 		pts[k] = plotter.XY{X: float64(k) * step, Y: y}
 	}
-	l, err := plotter.NewLine(pts)
+	line, err := plotter.NewLine(pts)
 	if err != nil {
 		return err
 	}
-	l.Color = plotutil.Color(i)
-	l.Width = vg.Points(1.2)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	}
-	p.Add(l)
-	p.Legend.Add(label, l)
+	line.LineStyle = st
+	c.p.Add(line)
 	return nil
 }
 
@@ -177,46 +341,87 @@ func floats(xs []int32) []float64 {
 	return out
 }
 
-func (b *Built) depthChart(l Lang) (*plot.Plot, error) {
-	p := newPlot(l.t("Profundidade da fila", "Queue depth"), l.t("tempo (s)", "time (s)"), l.t("jobs vivos", "live jobs"))
+// depthSeries is each simulated arm's queue depth, trimmed of its idle
+// tail and padded to the longest arm.
+func depthSeries(b *Built) [][]float64 {
 	outs := b.simOutcomes()
-	longest := 0
 	series := make([][]float64, len(outs))
+	longest := 0
 	for i, o := range outs {
 		series[i] = trim(floats(o.Result.Metrics.QueueDepth), 10)
 		longest = max(longest, len(series[i]))
 	}
-	for i, o := range outs {
-		ys := series[i]
-		for len(ys) < longest { // the arm drained: its depth stays 0
-			ys = append(ys, 0)
-		}
-		ys, k := bucket(ys)
-		tick := float64(o.Result.Metrics.Tick) / float64(1000*model.Millisecond)
-		if err := addLine(p, o.Arm.Name(), i, ys, tick*float64(k), false); err != nil {
-			return nil, err
-		}
+	for i := range series {
+		series[i] = pad(series[i], longest) // an arm that drained stays at 0
 	}
-	p.Y.Min = 0
-	return p, nil
+	return series
 }
 
-func (b *Built) callsChart(l Lang) (*plot.Plot, error) {
-	p := newPlot(l.t("Chamadas ao provedor e 429 por segundo", "Provider calls and 429s per second"), l.t("tempo (s)", "time (s)"), l.t("por segundo", "per second"))
+// sameLines says which arms' lines coincide, for a chart's caption.
+func (b *Built) sameLines(l Lang, series func(b *Built) [][]float64) string {
+	outs, ss := b.simOutcomes(), series(b)
+	var text string
+	done := make([]bool, len(ss))
+	for i := range ss {
+		group := []string{outs[i].Arm.Name()}
+		for k := i + 1; k < len(ss); k++ {
+			if !done[k] && slices.Equal(ss[i], ss[k]) {
+				group, done[k] = append(group, outs[k].Arm.Name()), true
+			}
+		}
+		if len(group) > 1 && !done[i] {
+			text += fmt.Sprintf(l.t(" As linhas de %s coincidem (a mesma profundidade em todo tick): a mais larga fica por baixo %s.",
+				" The lines of %s coincide (the same depth at every tick): the widest lies under %s."), l.list(group),
+				l.plural(len(group)-1, "da tracejada", "das tracejadas", "the dashed one", "the dashed ones"))
+		}
+	}
+	return text
+}
+
+func (b *Built) depthChart(l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Profundidade da fila", "Queue depth"), l.t("tempo (s)", "time (s)"), l.t("jobs vivos", "live jobs"))
+	c.p.Y.Tick.Marker = ticker{l: l, integer: true}
+	peak, series := 0.0, depthSeries(b)
+	for i, o := range b.simOutcomes() {
+		ys, k := bucket(series[i])
+		tick := float64(o.Result.Metrics.Tick) / float64(1000*model.Millisecond)
+		st := armStyle(i, true)
+		if err := addLine(c, ys, tick*float64(k), st); err != nil {
+			return nil, err
+		}
+		c.legend(o.Arm.Name(), lineThumb(st))
+		peak = max(peak, slices.Max(append(ys, 0)))
+	}
+	c.p.Y.Min, c.p.Y.Max = 0, max(1, peak)*1.08
+	return c, nil
+}
+
+func (b *Built) callsChart(l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Chamadas ao provedor e 429 por segundo", "Provider calls and 429s per second"), l.t("tempo (s)", "time (s)"), l.t("por segundo", "per second"))
+	c.p.Y.Tick.Marker = ticker{l: l, integer: true}
 	outs := b.simOutcomes()
 	longest := firstQuiet(outs, 10) + 2
+	peak := 0.0
 	for i, o := range outs {
 		m := &o.Result.Metrics
 		calls, limited := pad(floats(m.CallsPerSecond), longest), pad(floats(m.LimitedPerSecond), longest)
-		if err := addLine(p, o.Arm.Name()+l.t(": chamadas", ": calls"), i, calls, 1, false); err != nil {
+		solid, dashed := armStyle(i, false), armStyle(i, false)
+		dashed.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		if err := addLine(c, calls, 1, solid); err != nil {
 			return nil, err
 		}
-		if err := addLine(p, o.Arm.Name()+": 429", i, limited, 1, true); err != nil {
+		if err := addLine(c, limited, 1, dashed); err != nil {
 			return nil, err
 		}
+		c.legend(o.Arm.Name(), lineThumb(solid))
+		peak = max(peak, slices.Max(append(calls, 0)))
 	}
-	p.Y.Min = 0
-	return p, nil
+	gray := draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2)}
+	c.legend(l.t("chamadas", "calls"), lineThumb(gray))
+	gray.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	c.legend(l.t("respostas 429", "429 answers"), lineThumb(gray))
+	c.p.Y.Min, c.p.Y.Max = 0, max(1, peak)*1.05
+	return c, nil
 }
 
 // firstQuiet is the first second from which no arm calls the provider for
@@ -256,8 +461,8 @@ func pad(xs []float64, n int) []float64 {
 // breakerLevels places the breaker states on the y axis.
 var breakerLevels = map[string]float64{"closed": 0, "half-open": 1, "open": 2}
 
-func (b *Built) breakerChart(l Lang) (*plot.Plot, error) {
-	p := newPlot(l.t("Estado do disjuntor", "Circuit breaker state"), l.t("tempo (s)", "time (s)"), "")
+func (b *Built) breakerChart(l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Estado do disjuntor", "Circuit breaker state"), l.t("tempo (s)", "time (s)"), "")
 	outs := b.simOutcomes()
 	end := 0.0 // the last change, and as long again as the last cool-down
 	for _, o := range outs {
@@ -268,10 +473,10 @@ func (b *Built) breakerChart(l Lang) (*plot.Plot, error) {
 	for i, o := range outs {
 		pts := plotter.XYs{{X: 0, Y: 0}}
 		level := 0.0
-		for _, c := range o.Result.Metrics.Breaker {
-			t := seconds(c.At)
+		for _, ch := range o.Result.Metrics.Breaker {
+			t := seconds(ch.At)
 			pts = append(pts, plotter.XY{X: t, Y: level})
-			level = breakerLevels[c.State]
+			level = breakerLevels[ch.State]
 			pts = append(pts, plotter.XY{X: t, Y: level})
 		}
 		pts = append(pts, plotter.XY{X: end, Y: level})
@@ -279,27 +484,23 @@ func (b *Built) breakerChart(l Lang) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		line.Color = plotutil.Color(i)
-		line.Width = vg.Points(1.5)
-		if i > 0 {
-			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		p.Add(line)
-		p.Legend.Add(o.Arm.Name(), line)
+		line.LineStyle = armStyle(i, true)
+		c.p.Add(line)
+		c.legend(o.Arm.Name(), lineThumb(line.LineStyle))
 	}
-	p.Y.Min, p.Y.Max = -0.2, 2.4
-	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{
+	c.p.Y.Min, c.p.Y.Max = -0.2, 2.3
+	c.p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{
 		{Value: 0, Label: l.t("fechado", "closed")},
 		{Value: 1, Label: l.t("meio-aberto", "half-open")},
 		{Value: 2, Label: l.t("aberto", "open")},
 	})
-	return p, nil
+	return c, nil
 }
 
 func seconds(t model.Time) float64 { return float64(t) / float64(1000*model.Millisecond) }
 
-func (b *Built) waitsChart(o *scenarios.Outcome, l Lang) (*plot.Plot, error) {
-	p := newPlot(l.t("Onde o tempo de cada documento foi gasto — ", "Where each document's time went — ")+o.Arm.Name(),
+func (b *Built) waitsChart(o *scenarios.Outcome, l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Onde o tempo de cada documento foi gasto — ", "Where each document's time went — ")+o.Arm.Name(),
 		l.t("job", "job"), l.t("segundos", "seconds"))
 	docs := o.Result.Metrics.Docs
 	parts := []struct {
@@ -326,8 +527,8 @@ func (b *Built) waitsChart(o *scenarios.Outcome, l Lang) (*plot.Plot, error) {
 			bars.StackOn(below)
 		}
 		below = bars
-		p.Add(bars)
-		p.Legend.Add(part.label, bars)
+		c.p.Add(bars)
+		c.legend(part.label, bars)
 	}
 	names := make([]string, len(docs))
 	for k, d := range docs {
@@ -340,12 +541,14 @@ func (b *Built) waitsChart(o *scenarios.Outcome, l Lang) (*plot.Plot, error) {
 			}
 		}
 	}
-	p.NominalX(names...)
-	return p, nil
+	c.p.NominalX(names...)
+	c.p.Y.Min = 0
+	return c, nil
 }
 
-func (b *Built) replayChart(l Lang) (*plot.Plot, error) {
-	p := newPlot(l.t("Chamadas ao LLM", "LLM calls"), "", l.t("chamadas", "calls"))
+func (b *Built) replayChart(l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Chamadas ao LLM", "LLM calls"), "", l.t("chamadas", "calls"))
+	c.p.Y.Tick.Marker = ticker{l: l, integer: true}
 	var run, replay plotter.Values
 	var names []string
 	for _, o := range b.Outcomes {
@@ -368,13 +571,13 @@ func (b *Built) replayChart(l Lang) (*plot.Plot, error) {
 		bars.Color = plotutil.Color(i)
 		bars.LineStyle.Width = 0
 		bars.Offset = vg.Points(float64(2*i-1) * 19)
-		p.Add(bars)
-		p.Legend.Add(s.label, bars)
+		c.p.Add(bars)
+		c.legend(s.label, bars)
 	}
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.8, float64(len(names))-0.2
-	p.Y.Min, p.Y.Max = 0, 1.6
-	return p, nil
+	c.p.NominalX(names...)
+	c.p.X.Min, c.p.X.Max = -0.8, float64(len(names))-0.2
+	c.p.Y.Min, c.p.Y.Max = 0, max(slices.Max(append(run, replay...)), 1)*1.1
+	return c, nil
 }
 
 // slug makes an arm label fit a file name: "4 workers" → "4-workers".

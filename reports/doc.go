@@ -24,8 +24,17 @@
 //
 // Reports carry no timestamps, absolute paths or map order: the same code
 // writes the same bytes, which a golden test (testdata/golden, updated
-// with go test ./reports -update) holds it to. Charts are drawn with
-// gonum.org/v1/plot through its SVG backend (vg/vgsvg), which writes text
-// with font names rather than embedded fonts and formats coordinates with a
-// fixed precision, so its output is byte-stable too.
+// with go test ./reports -update) holds it to. Charts are laid out with
+// gonum.org/v1/plot and written by this package's own SVG canvas, which
+// draws text as the outlines of Liberation Sans (embedded in gonum) with
+// coordinates at a fixed precision: the bytes are stable and a chart looks
+// the same on every machine, whatever fonts it has. The legend sits above
+// the plot, never on the data; a test renders every chart with
+// rsvg-convert and checks that.
+//
+// # Claims
+//
+// A sentence about the numbers (a scenario's [scenarios.Claim]) is written
+// from the run's figures beside the outcome table, and a test holds each
+// sentence to the table in both languages.
 package reports

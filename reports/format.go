@@ -83,3 +83,27 @@ func code(s string) string {
 	}
 	return "`" + s + "`"
 }
+
+// plural picks the singular or the plural word of the language for n.
+func (l Lang) plural(n int, ptOne, ptMany, enOne, enMany string) string {
+	if n == 1 {
+		return l.t(ptOne, enOne)
+	}
+	return l.t(ptMany, enMany)
+}
+
+// count prints n and its noun: "1 falha", "3 faults".
+func (l Lang) count(n int, ptOne, ptMany, enOne, enMany string) string {
+	return l.num(int64(n)) + " " + l.plural(n, ptOne, ptMany, enOne, enMany)
+}
+
+// list joins items as a sentence does: "a, b e c", "a, b and c".
+func (l Lang) list(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + l.t(" e ", " and ") + items[len(items)-1]
+}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/durasim/durasim/invariants"
@@ -49,13 +50,12 @@ func escapeAll(xs []string) []string {
 
 // report renders the scenario's Markdown in language l; charts are the
 // files it links to (under charts/).
-func (b *Built) report(l Lang, charts []chartFile) string {
+func (b *Built) report(l Lang, charts []chartFile, w Written) string {
 	p := &page{l: l}
 	s := b.Scenario
 	p.line("# ", l.pick(s.Title))
 	p.line()
-	p.line(code(s.Name), " · [", l.other().name(), "](../", string(l.other()), "/", s.Name, ".md) · [",
-		l.t("todos os cenários", "all scenarios"), "](../index.md)")
+	p.line(b.header(l, w))
 	p.verdict(b)
 	p.h2(l.t("O que o capítulo afirma", "What the chapter claims"))
 	p.line(l.pick(s.Claim))
@@ -63,12 +63,11 @@ func (b *Built) report(l Lang, charts []chartFile) string {
 		p.line()
 		p.line("> «", src.Quote, "»")
 		p.line(">")
-		p.line("> — ", l.pick(src.Seed.Title()), " (seed ", src.Seed.Number(), "), ", l.pick(src.Section))
+		p.line("> — ", l.pick(src.Seed.Title()), l.t(" (documento do curso seed ", " (course document seed "), src.Seed.Number(), "), ", l.pick(src.Section))
 	}
-	if l == En {
-		p.line()
-		p.line("*(The course documents are in Portuguese; quotes are kept verbatim.)*")
-	}
+	p.line()
+	p.line(l.t("*(\"seed 000\", \"seed 003\" e \"seed 004\" são os nomes dos documentos do curso; a semente da simulação, na configuração abaixo, é outra coisa: o número do qual sai todo sorteio da execução.)*",
+		"*(The course documents are in Portuguese; quotes are kept verbatim. \"Seed 000\", \"seed 003\" and \"seed 004\" name the course documents; the simulation seed in the setup below is another thing: the number every draw of the run comes from.)*"))
 	p.h2(l.t("O que a simulação faz", "What the simulation does"))
 	p.line(l.pick(s.Story))
 	if s.Limits != (scenarios.Text{}) {
@@ -98,17 +97,18 @@ func (b *Built) report(l Lang, charts []chartFile) string {
 func (p *page) verdict(b *Built) {
 	l := p.l
 	held, total := b.Held()
+	checks := l.count(total, "verificação", "verificações", "check", "checks")
 	p.line()
 	if b.Passed() {
 		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ",
-			l.t("o desenho correto se comporta como o capítulo diz e cada variante ingênua falha como ele diz",
+			l.t("a arquitetura correta se comporta como o capítulo diz e cada variante ingênua falha como ele diz",
 				"the correct design behaves as the chapter says and each naive variant fails as it says"),
-			" (", fmt.Sprint(held), l.t(" de ", " of "), fmt.Sprint(total), l.t(" verificações).", " checks)."))
+			" (", fmt.Sprint(held), l.t(" de ", " of "), checks, ").")
 		return
 	}
 	p.line("> **", l.t("Resultado: NÃO confere", "Verdict: does NOT hold"), "** — ",
-		fmt.Sprint(held), l.t(" de ", " of "), fmt.Sprint(total),
-		l.t(" verificações valem; veja as marcadas com ✗ abaixo.", " checks hold; see the ones marked ✗ below."))
+		fmt.Sprint(held), l.t(" de ", " of "), checks,
+		l.t(" valem; veja as marcadas com ✗ abaixo.", " hold; see the ones marked ✗ below."))
 }
 
 // setup is the configuration table, and what each arm changes.
@@ -123,7 +123,7 @@ func (p *page) setup(b *Built) {
 		queue = l.t("estritamente ordenada (FIFO)", "strictly ordered (FIFO)")
 	}
 	rows := [][]string{
-		{l.t("semente", "seed"), fmt.Sprint(s.Seed)},
+		{l.t("semente da simulação", "simulation seed"), fmt.Sprint(s.Seed)},
 		{l.t("documentos", "documents"), fmt.Sprint(c.Docs)},
 		{l.t("workers", "workers"), fmt.Sprint(c.Workers)},
 		{l.t("tenants", "tenants"), fmt.Sprint(c.Tenants)},
@@ -159,8 +159,10 @@ func (p *page) setup(b *Built) {
 		p.line("```")
 	}
 	p.line()
-	p.line(l.t("As falhas param na fase de quiescência (60 s depois da última chegada); o sistema tem então tempo para drenar, e os invariantes de liveness são verificados.",
-		"Faults stop at the quiescence phase (60 s after the last arrival); the system then gets time to drain, and the liveness invariants are checked."))
+	if q, ok := quiesceAt(b); ok {
+		p.line(fmt.Sprintf(l.t("As falhas param quando começa a fase de quiescência, depois que todos os documentos chegaram (em %s na variante %s); o sistema tem então tempo para drenar, e os invariantes de liveness são verificados.",
+			"Faults stop when the quiescence phase begins, once every document has arrived (at %s in arm %s); the system then gets time to drain, and the liveness invariants are checked."), l.dur(q), b.Outcomes[0].Arm.Name()))
+	}
 	p.armTable(b)
 }
 
@@ -168,7 +170,7 @@ func breakerText(l Lang, c model.BreakerConfig) string {
 	if c.MinSamples >= 1<<20 {
 		return l.t("desligado", "off")
 	}
-	return fmt.Sprintf(l.t("janela %d, mínimo %d, abre com %s de falhas, espera %s, %d canários", "window %d, at least %d, opens at %s failures, waits %s, %d canaries"),
+	return fmt.Sprintf(l.t("janela %d, mínimo %d, abre com %s de falhas, espera %s e admite %d canários", "window %d, at least %d, opens at %s failures, waits %s and admits %d canaries"),
 		c.Window, c.MinSamples, l.percent(c.ThresholdPPM, 1_000_000), l.dur(c.Cooldown), c.Canaries)
 }
 
@@ -193,7 +195,21 @@ func (p *page) armTable(b *Built) {
 		rows = append(rows, []string{o.Arm.Name(), code(o.Arm.Variant), l.pick(o.Arm.Says), armChanges(l, base, o)})
 	}
 	p.line()
-	p.table([]string{l.t("braço", "arm"), l.t("desenho", "design"), l.t("o que representa", "what it stands for"), l.t("muda na configuração", "config change")}, rows)
+	p.table([]string{l.t("variante", "arm"), l.t("arquitetura", "design"), l.t("o que representa", "what it stands for"), l.t("muda na configuração", "config change")}, rows)
+}
+
+// quiesceAt is when the first simulated arm's quiescence phase began.
+func quiesceAt(b *Built) (model.Time, bool) {
+	o := &b.Outcomes[0]
+	if o.Result == nil {
+		return 0, false
+	}
+	for i := range o.Result.History {
+		if e := &o.Result.History[i]; e.Kind == model.EvPhase && e.Text == "quiesce" {
+			return e.At, true
+		}
+	}
+	return 0, false
 }
 
 // armChanges says how an arm's config differs from the scenario's.
@@ -203,77 +219,25 @@ func armChanges(l Lang, base sim.Config, o scenarios.Outcome) string {
 	}
 	c := o.Config
 	var ch []string
-	if c.Workers != base.Workers {
-		ch = append(ch, fmt.Sprintf("workers = %d", c.Workers))
-	}
-	if c.Model.Retry.Strategy != base.Model.Retry.Strategy {
-		ch = append(ch, "backoff = "+c.Model.Retry.Strategy.String())
-	}
-	if c.Model.Breaker != base.Model.Breaker {
-		ch = append(ch, l.t("disjuntor: ", "breaker: ")+breakerText(l, c.Model.Breaker))
-	}
-	if c.Model.Ordered != base.Model.Ordered {
-		ch = append(ch, fmt.Sprintf("ordered = %v", c.Model.Ordered))
+	for _, s := range diffSettings(c, base) {
+		switch s {
+		case "Variant", "KeepTrace":
+		case "Workers":
+			ch = append(ch, fmt.Sprintf("workers = %d", c.Workers))
+		case "Model.Retry.Strategy":
+			ch = append(ch, "backoff = "+c.Model.Retry.Strategy.String())
+		case "Model.Breaker":
+			ch = append(ch, l.t("disjuntor: ", "breaker: ")+breakerText(l, c.Model.Breaker))
+		case "Model.Ordered":
+			ch = append(ch, fmt.Sprintf("ordered = %v", c.Model.Ordered))
+		default:
+			ch = append(ch, settingName(l, s))
+		}
 	}
 	if len(ch) == 0 {
 		return "–"
 	}
 	return strings.Join(ch, "; ")
-}
-
-// outcomes is the side-by-side table of the arms' results.
-func (p *page) outcomes(b *Built) {
-	l := p.l
-	p.h2(l.t("Resultado lado a lado", "Outcome side by side"))
-	head := []string{""}
-	for _, o := range b.Outcomes {
-		head = append(head, o.Arm.Name())
-	}
-	if !b.Scenario.Simulated() {
-		p.customOutcomes(b, head)
-		return
-	}
-	type row struct {
-		label string
-		get   func(o *scenarios.Outcome) string
-	}
-	metric := func(f func(r *sim.Result) int64) func(o *scenarios.Outcome) string {
-		return func(o *scenarios.Outcome) string { return l.num(f(o.Result)) }
-	}
-	rows := []row{
-		{l.t("jobs concluídos / idas à DLQ / cancelados", "jobs succeeded / dead-lettered / cancelled"), func(o *scenarios.Outcome) string {
-			m := &o.Result.Metrics
-			return fmt.Sprintf("%d / %d / %d", m.Succeeded, m.Dead, m.Cancelled)
-		}},
-		{l.t("tentativas (leases)", "attempts (leases)"), metric(func(r *sim.Result) int64 { return r.Metrics.Leases })},
-		{l.t("extrações (chamadas ao LLM)", "extractions (LLM calls)"), metric(func(r *sim.Result) int64 { return r.Metrics.Extractions })},
-		{l.t("efeitos aplicados", "effects applied"), metric(func(r *sim.Result) int64 { return r.Metrics.Effects })},
-		{l.t("commits deduplicados + entregas duplicadas absorvidas", "commits deduplicated + duplicate deliveries absorbed"), metric(func(r *sim.Result) int64 { return r.Metrics.Dedupes })},
-		{"retries", metric(func(r *sim.Result) int64 { return r.Metrics.Retries })},
-		{l.t("respostas 429 do provedor", "provider 429 answers"), metric(func(r *sim.Result) int64 { return r.Metrics.RateLimited })},
-		{l.t("tokens gastos", "tokens spent"), metric(func(r *sim.Result) int64 { return r.Metrics.Tokens })},
-		{l.t("tokens dos jobs que foram para a DLQ", "tokens of the jobs that went to the DLQ"), metric(dlqTokenSum)},
-		{l.t("chamadas com fencing token velho rejeitadas", "calls with a stale fencing token rejected"), metric(func(r *sim.Result) int64 { return r.Metrics.StaleFences })},
-		{l.t("eventos no histórico", "events in the history"), metric(func(r *sim.Result) int64 { return int64(r.Events) })},
-		{l.t("drenou em", "drained at"), func(o *scenarios.Outcome) string {
-			if !o.Result.Drained {
-				return l.t("não drenou", "did not drain")
-			}
-			return l.dur(o.Result.Metrics.Drained)
-		}},
-		{l.t("violações", "violations"), func(o *scenarios.Outcome) string { return violationSummary(l, o.Result) }},
-	}
-	var out [][]string
-	out = append(out, append([]string{l.t("desenho", "design")}, mapArms(b, func(o *scenarios.Outcome) string { return code(o.Arm.Variant) })...))
-	for _, r := range rows {
-		out = append(out, append([]string{r.label}, mapArms(b, func(o *scenarios.Outcome) string {
-			if o.Result == nil {
-				return l.t("não rodou", "did not run")
-			}
-			return r.get(o)
-		})...))
-	}
-	p.table(head, out)
 }
 
 func mapArms(b *Built, f func(o *scenarios.Outcome) string) []string {
@@ -282,16 +246,6 @@ func mapArms(b *Built, f func(o *scenarios.Outcome) string) []string {
 		out[i] = f(&b.Outcomes[i])
 	}
 	return out
-}
-
-func dlqTokenSum(r *sim.Result) int64 {
-	t := int64(0)
-	for i := range r.History {
-		if e := &r.History[i]; e.Kind == model.EvDLQWrite && e.OK {
-			t += e.N2
-		}
-	}
-	return t
 }
 
 // violationSummary lists the broken invariants with their counts.
@@ -340,17 +294,17 @@ func (p *page) checks(b *Built) {
 	var rows [][]string
 	for _, o := range b.Outcomes {
 		if o.Missing != "" {
-			rows = append(rows, []string{o.Arm.Name(), fmt.Sprintf(l.t("a variante %q ainda não existe: o braço não rodou", "variant %q is not registered yet: the arm did not run"), o.Missing), "✗"})
+			rows = append(rows, []string{o.Arm.Name(), fmt.Sprintf(l.t("a variante %q ainda não existe: não rodou", "variant %q is not registered yet: the arm did not run"), o.Missing), "✗"})
 		}
 		for _, c := range o.Checks {
 			mark := "✓"
 			if c.Err != nil {
-				mark = "✗ " + c.Err.Error()
+				mark = "✗ " + code(c.Err.Error())
 			}
 			rows = append(rows, []string{o.Arm.Name(), l.pick(c.Check.Says), mark})
 		}
 	}
-	p.table([]string{l.t("braço", "arm"), l.t("o que deve valer", "what must hold"), l.t("resultado", "result")}, rows)
+	p.table([]string{l.t("variante", "arm"), l.t("o que deve valer", "what must hold"), l.t("resultado", "result")}, rows)
 }
 
 // invariantTable is the checklist of every invariant, held or broken, per
@@ -358,7 +312,7 @@ func (p *page) checks(b *Built) {
 func (p *page) invariantTable(b *Built) {
 	l := p.l
 	p.h2(l.t("Invariantes", "Invariants"))
-	p.line(l.t("Cada invariante é verificado sobre o histórico completo de cada braço: segurança durante a execução, liveness depois que o sistema drena.",
+	p.line(l.t("Cada invariante é verificado sobre o histórico completo de cada variante: segurança durante a execução, liveness depois que o sistema drena.",
 		"Every invariant is checked over each arm's full history: safety as the run goes, liveness once the system has drained."))
 	p.line()
 	head := []string{l.t("invariante", "invariant")}
@@ -417,8 +371,8 @@ func (p *page) counterexamples(b *Built) {
 func (p *page) jobPath(b *Built) {
 	l := p.l
 	o := b.Outcomes[b.Path.Arm]
-	p.h2(l.t("O caminho de um job: j1 no braço ", "One job's path: j1 in arm ") + o.Arm.Name())
-	p.line(l.t("Nenhum braço deste cenário viola uma invariante: o contraste está nos números (métricas e gráficos abaixo). Este é o caminho do primeiro job no braço de contraste",
+	p.h2(l.t("O caminho de um job: j1 na variante ", "One job's path: j1 in arm ") + o.Arm.Name())
+	p.line(l.t("Nenhuma variante deste cenário viola um invariante: o contraste está nos números (métricas e gráficos abaixo). Este é o caminho do primeiro job na variante de contraste",
 		"No arm of this scenario breaks an invariant: the contrast is in the numbers (metrics and charts below). This is the first job's path through the contrasting arm"),
 		fmt.Sprintf(l.t(" (até %d eventos; mudanças do disjuntor incluídas).", " (up to %d events; breaker changes included)."), maxPath))
 	p.line()
@@ -450,9 +404,15 @@ func (p *page) counterexample(o scenarios.Outcome, c *Counterexample) {
 	sh := c.Shrunk
 	cfg := sh.Config
 	p.h2(l.t("Contraexemplo mínimo: ", "Minimal counterexample: ") + o.Arm.Name())
-	p.line(fmt.Sprintf(l.t("O shrinker rodou %d simulações e reduziu a execução a %d falha(s), %d documento(s), %d worker(s), %d tenant(s) e %d eventos, que ainda violam %s:",
-		"The shrinker ran %d simulations and reduced the run to %d fault(s), %d document(s), %d worker(s), %d tenant(s) and %d events, which still break %s:"),
-		sh.Runs, cfg.Plan.Len(), cfg.DocCount(), cfg.Workers, cfg.Tenants, sh.Result.Events, code(sh.Invariant)))
+	p.line(fmt.Sprintf(l.t("O shrinker rodou %s e reduziu a execução a %s, que ainda violam %s:",
+		"The shrinker ran %s and reduced the run to %s, which still break %s:"),
+		l.count(sh.Runs, "simulação", "simulações", "simulation", "simulations"), l.list([]string{
+			l.count(cfg.Plan.Len(), "falha", "falhas", "fault", "faults"),
+			l.count(int(cfg.DocCount()), "documento", "documentos", "document", "documents"),
+			l.count(int(cfg.Workers), "worker", "workers", "worker", "workers"),
+			l.count(int(cfg.Tenants), "tenant", "tenants", "tenant", "tenants"),
+			l.count(int(sh.Result.Events), "evento", "eventos", "event", "events"),
+		}), code(sh.Invariant)))
 	p.line()
 	p.line("> ", code(c.Violation.String()))
 	p.line()
@@ -498,7 +458,7 @@ func (p *page) metrics(b *Built) {
 	p.line(l.t("Os três números de cada documento ficam separados (capítulo 4): espera na fila (do enqueue ao primeiro lease), inferência (soma das latências de extração em todas as tentativas) e espera por revisão (do commit do estágio review até a entrada chegar ao operador).",
 		"Each document's three numbers are kept apart (chapter 4): queue wait (from enqueue to first lease), inference (the sum of extraction latencies over all attempts) and review wait (from the review stage's commit until the entry reaches the operator)."))
 	p.line()
-	head := []string{l.t("braço", "arm"), l.t("espera na fila: média / máx.", "queue wait: mean / max"), l.t("inferência: média / máx.", "inference: mean / max"),
+	head := []string{l.t("variante", "arm"), l.t("espera na fila: média / máx.", "queue wait: mean / max"), l.t("inferência: média / máx.", "inference: mean / max"),
 		l.t("espera por revisão: média / máx.", "review wait: mean / max"), l.t("profundidade máx.", "peak depth"), l.t("chamadas/s máx.", "peak calls/s")}
 	var rows [][]string
 	for _, o := range b.simOutcomes() {
@@ -510,18 +470,39 @@ func (p *page) metrics(b *Built) {
 			l.dur(rw[0]) + " / " + l.dur(rw[1]), fmt.Sprint(maxOf(m.QueueDepth)), fmt.Sprint(maxOf(m.CallsPerSecond))})
 	}
 	p.table(head, rows)
+	var cut []string
 	for _, o := range b.simOutcomes() {
-		if len(o.Result.Metrics.Docs) > 12 {
+		if n := len(o.Result.Metrics.Docs); n > maxDocRows {
+			cut = append(cut, fmt.Sprintf("%s (%s)", o.Arm.Name(), l.count(n, "job", "jobs", "job", "jobs")))
 			continue
 		}
-		p.h3(l.t("Por documento — ", "Per document — ") + o.Arm.Name())
-		var rows [][]string
-		for _, d := range o.Result.Metrics.Docs {
-			rows = append(rows, []string{d.Job.String(), d.Tenant, code(d.Document), l.dur(d.QueueWait), l.dur(d.Inference), l.dur(d.ReviewWait),
-				fmt.Sprint(d.Attempts), fmt.Sprint(d.Extractions), fmt.Sprint(d.Effects)})
-		}
-		p.table([]string{"job", "tenant", l.t("chave", "key"), l.t("espera na fila", "queue wait"), l.t("inferência", "inference"), l.t("espera por revisão", "review wait"),
-			l.t("tentativas", "attempts"), l.t("extrações", "extractions"), l.t("efeitos", "effects")}, rows)
+		p.docTable(o)
+	}
+	if len(cut) > 0 {
+		p.line()
+		p.line(fmt.Sprintf(l.t("A tabela por documento fica de fora quando a variante tem mais de %d jobs, para o relatório continuar legível: %s. As médias e máximos acima e os gráficos abaixo cobrem todos os jobs.",
+			"The per-document table is left out when an arm has more than %d jobs, to keep the report readable: %s. The means and maxima above and the charts below cover every job."), maxDocRows, l.list(cut)))
+	}
+}
+
+// maxDocRows is the most jobs a per-document table lists.
+const maxDocRows = 24
+
+// docTable lists one arm's jobs with their three numbers, and says which
+// jobs are reprocess versions rather than documents.
+func (p *page) docTable(o *scenarios.Outcome) {
+	l := p.l
+	p.h3(l.t("Por documento — ", "Per document — ") + o.Arm.Name())
+	var rows [][]string
+	for _, d := range o.Result.Metrics.Docs {
+		rows = append(rows, []string{d.Job.String(), d.Tenant, code(d.Document), l.dur(d.QueueWait), l.dur(d.Inference), l.dur(d.ReviewWait),
+			fmt.Sprint(d.Attempts), fmt.Sprint(d.Extractions), fmt.Sprint(d.Effects)})
+	}
+	p.table([]string{"job", "tenant", l.t("chave", "key"), l.t("espera na fila", "queue wait"), l.t("inferência", "inference"), l.t("espera por revisão", "review wait"),
+		l.t("tentativas", "attempts"), l.t("extrações", "extractions"), l.t("efeitos", "effects")}, rows)
+	if note := reprocessNote(l, o.Result); note != "" {
+		p.line()
+		p.line(note)
 	}
 }
 
@@ -564,8 +545,8 @@ func (p *page) robustness(b *Built) {
 	r := b.Seeds
 	n := int(r.To - r.From + 1)
 	p.h2(l.t("Robustez", "Robustness"))
-	text := fmt.Sprintf(l.t("As mesmas verificações, com a mesma configuração, nas sementes %d a %d: todas valem em %d de %d sementes.",
-		"The same checks, with the same setup, on seeds %d to %d: all of them hold on %d of %d seeds."), r.From, r.To, r.Passed, n)
+	text := fmt.Sprintf(l.t("As mesmas verificações, com a mesma configuração, nas sementes de simulação %d a %d: todas valem em %d de %s.",
+		"The same checks, with the same setup, on simulation seeds %d to %d: all of them hold on %d of %s."), r.From, r.To, r.Passed, l.count(n, "semente", "sementes", "seed", "seeds"))
 	if len(r.Failing) == 0 {
 		p.line(text)
 		return
@@ -573,32 +554,34 @@ func (p *page) robustness(b *Built) {
 	p.line(text, l.t(" Nas outras, falham:", " On the others, these fail:"))
 	p.line()
 	for _, f := range r.Failing {
-		p.line(fmt.Sprintf(l.t("- %s — %s (%d sementes)", "- %s — %s (%d seeds)"), f.Arm, l.pick(f.Check), f.Seeds))
+		p.line(fmt.Sprintf("- %s — %s (%s)", f.Arm, l.pick(f.Check), l.count(f.Seeds, "semente", "sementes", "seed", "seeds")))
 	}
 	p.line()
 	p.line(l.t("Uma semente muda a carga (tamanhos e latências dos documentos) e os sorteios da execução; onde uma verificação depende disso, \"O que isto não mostra\" acima explica por quê.",
 		"A seed changes the workload (document sizes and latencies) and the run's draws; where a check depends on them, \"What this does not show\" above says why."))
 }
 
-// reproduce lists the commands that reproduce the report's runs.
+// reproduce lists the commands that reproduce the report's runs: one
+// per arm whose settings all have a flag, and for the others the settings
+// that keep them to -scenario.
 func (p *page) reproduce(b *Built) {
 	l := p.l
 	s := b.Scenario
 	p.h2(l.t("Como reproduzir", "How to reproduce"))
 	p.line("```sh")
-	p.line("go run ./cmd/durasim run -scenario ", s.Name, l.t("   # todos os braços e verificações", "   # every arm and check"))
+	p.line("go run ./cmd/durasim run -scenario ", s.Name, l.t("   # todas as variantes e verificações", "   # every arm and check"))
 	if !s.Simulated() {
 		p.line("go test ./model -run 'Replay|Workflow' -v", l.t("   # o modelo de workflow e seus testes", "   # the workflow model and its tests"))
 	}
 	p.line("```")
 	var cmds []string
-	var unflagged []string
+	var stuck []stuckArm
 	for i, o := range b.Outcomes {
 		if o.Result == nil {
 			continue
 		}
-		if !Replayable(o.Config) {
-			unflagged = append(unflagged, o.Arm.Name())
+		if un := Unexposed(o.Config); len(un) > 0 {
+			stuck = append(stuck, stuckArm{o.Arm.Name(), un})
 		} else {
 			cmds = append(cmds, fmt.Sprintf("%s   # %s", sim.Command("replay", o.Config, o.Result.Seed), o.Arm.Name()))
 		}
@@ -609,7 +592,7 @@ func (p *page) reproduce(b *Built) {
 	}
 	if len(cmds) > 0 {
 		p.line()
-		p.line(l.t("Cada braço sozinho, imprimindo o trace completo (a última linha é o hash):", "Each arm alone, printing the whole trace (the last line is its hash):"))
+		p.line(l.t("Cada variante sozinha, imprimindo o trace completo (a última linha é o hash):", "Each arm alone, printing the whole trace (the last line is its hash):"))
 		p.line()
 		p.line("```sh")
 		for _, c := range cmds {
@@ -617,9 +600,47 @@ func (p *page) reproduce(b *Built) {
 		}
 		p.line("```")
 	}
-	if len(unflagged) > 0 {
+	if len(stuck) > 0 {
 		p.line()
-		p.line(fmt.Sprintf(l.t("Os braços %s mudam parâmetros que a linha de comando não expõe; rode-os com -scenario.",
-			"Arms %s change settings the command line does not expose; run them with -scenario."), strings.Join(unflagged, ", ")))
+		p.line(stuckText(l, s.Name, stuck, len(b.simOutcomes())))
 	}
+}
+
+// stuckArm is an arm with settings no flag sets.
+type stuckArm struct {
+	name     string
+	settings []string
+}
+
+// stuckText says which arms only -scenario runs, and why: the scenario's
+// own setup when every arm shares the same unexposed settings.
+func stuckText(l Lang, scenario string, stuck []stuckArm, arms int) string {
+	same := len(stuck) == arms
+	for _, a := range stuck {
+		same = same && slices.Equal(a.settings, stuck[0].settings)
+	}
+	if same {
+		return fmt.Sprintf(l.t("A configuração do cenário muda %s, que a linha de comando não expõe; rode as variantes com -scenario %s.",
+			"The scenario's setup changes %s, which the command line does not expose; run its arms with -scenario %s."),
+			l.list(settingNames(l, stuck[0].settings)), scenario)
+	}
+	if len(stuck) == 1 {
+		return fmt.Sprintf(l.t("A variante %s muda %s, que a linha de comando não expõe; rode-a com -scenario %s.",
+			"Arm %s changes %s, which the command line does not expose; run it with -scenario %s."),
+			stuck[0].name, l.list(settingNames(l, stuck[0].settings)), scenario)
+	}
+	parts := make([]string, len(stuck))
+	for i, a := range stuck {
+		parts[i] = fmt.Sprintf("%s (%s)", a.name, l.list(settingNames(l, a.settings)))
+	}
+	return fmt.Sprintf(l.t("As variantes %s mudam configurações que a linha de comando não expõe; rode-as com -scenario %s.",
+		"Arms %s change settings the command line does not expose; run them with -scenario %s."), l.list(parts), scenario)
+}
+
+func settingNames(l Lang, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, s := range paths {
+		out[i] = settingName(l, s)
+	}
+	return out
 }

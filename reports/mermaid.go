@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,10 +93,17 @@ func eventText(e *model.Event) string {
 	return text
 }
 
+// maxLanes caps a diagram's participants: past it, the workers after the
+// first few share one lane, and each of their arrows names its worker.
+const maxLanes = 12
+
+// otherWorkers is the shared lane of the workers past the cap.
+const otherWorkers = "wx"
+
 // mermaid renders arrows as a sequenceDiagram.
 func mermaid(arrows []arrow) string {
 	used := map[string]bool{}
-	var workers []string
+	var workers []string // in order of appearance
 	for _, a := range arrows {
 		for _, p := range []string{a.from, a.to} {
 			if !used[p] && isWorkerLane(p) {
@@ -104,7 +112,9 @@ func mermaid(arrows []arrow) string {
 			used[p] = true
 		}
 	}
-	slices.SortFunc(workers, func(a, b string) int {
+	kept, grouped := capWorkers(workers, len(used)-len(workers))
+	arrows = regroup(arrows, grouped)
+	slices.SortFunc(kept, func(a, b string) int {
 		x, _ := strconv.Atoi(a[1:])
 		y, _ := strconv.Atoi(b[1:])
 		return x - y
@@ -112,14 +122,16 @@ func mermaid(arrows []arrow) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\nsequenceDiagram\n")
 	for _, p := range participantOrder {
-		names := []string{p}
-		if p == "w" {
-			names = workers
-		}
-		for _, n := range names {
-			if used[n] {
+		switch {
+		case p == "w":
+			for _, n := range kept {
 				b.WriteString("    participant " + n + "\n")
 			}
+			if len(grouped) > 0 {
+				fmt.Fprintf(&b, "    participant %s as %d other workers\n", otherWorkers, len(grouped))
+			}
+		case used[p]:
+			b.WriteString("    participant " + p + "\n")
 		}
 	}
 	for _, a := range arrows {
@@ -132,6 +144,47 @@ func mermaid(arrows []arrow) string {
 	}
 	b.WriteString("```\n")
 	return b.String()
+}
+
+// capWorkers keeps the first workers to appear while the diagram stays
+// within maxLanes (others lanes besides) and groups the rest.
+func capWorkers(workers []string, others int) (kept []string, grouped map[string]bool) {
+	grouped = map[string]bool{}
+	if others+len(workers) <= maxLanes {
+		return append([]string(nil), workers...), grouped
+	}
+	room := max(1, maxLanes-others-1)
+	for i, w := range workers {
+		if i < room {
+			kept = append(kept, w)
+		} else {
+			grouped[w] = true
+		}
+	}
+	return kept, grouped
+}
+
+// regroup moves the grouped workers' arrows to the shared lane, naming
+// the worker in the text.
+func regroup(arrows []arrow, grouped map[string]bool) []arrow {
+	if len(grouped) == 0 {
+		return arrows
+	}
+	out := make([]arrow, len(arrows))
+	for i, a := range arrows {
+		w := ""
+		if grouped[a.from] {
+			w, a.from = a.from, otherWorkers
+		}
+		if grouped[a.to] {
+			w, a.to = a.to, otherWorkers
+		}
+		if w != "" {
+			a.text = w + ": " + a.text
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // isWorkerLane reports whether p is a worker's lane ("w" and a number).

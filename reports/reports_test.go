@@ -26,13 +26,14 @@ const goldenDir = "testdata/golden"
 var (
 	genOnce  sync.Once
 	genFiles []File
+	genBuilt []*Built
 	genErr   error
 )
 
 // generated is every report and chart, built once per test binary.
 func generated(t *testing.T) []File {
 	t.Helper()
-	genOnce.Do(func() { genFiles, _, genErr = Generate(scenarios.All(), Langs(), true) })
+	genOnce.Do(func() { genFiles, genBuilt, genErr = Generate(scenarios.All(), Langs(), true) })
 	if genErr != nil {
 		t.Fatal(genErr)
 	}
@@ -232,6 +233,33 @@ func TestFormatting(t *testing.T) {
 	}
 	if got := mermaidText("a; b #3"); got != "a, b n°3" {
 		t.Errorf("mermaidText = %q", got)
+	}
+	for _, c := range []struct {
+		t      ticker
+		lo, hi float64
+		want   string
+	}{
+		{ticker{l: PtBR}, 0, 1.6, "0 0,5 1 1,5"},
+		{ticker{l: En}, 0, 1.6, "0 0.5 1 1.5"},
+		{ticker{l: En, integer: true}, 0, 1.08, "0 1"},
+		{ticker{l: En}, 0, 265, "0 50 100 150 200 250"},
+		{ticker{l: PtBR, integer: true}, 0, 3.2, "0 1 2 3"},
+	} {
+		var labels []string
+		for _, tk := range c.t.Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("%s ticks(%g, %g) = %q, want %q", c.t.l, c.lo, c.hi, got, c.want)
+		}
+	}
+	if got := En.list([]string{"a", "b", "c"}); got != "a, b and c" {
+		t.Errorf("list = %q", got)
+	}
+	if got := PtBR.count(1, "falha", "falhas", "fault", "faults") + ", " + PtBR.count(2, "falha", "falhas", "fault", "faults"); got != "1 falha, 2 falhas" {
+		t.Errorf("count = %q", got)
 	}
 	if _, err := ParseLang("fr"); err == nil {
 		t.Error("ParseLang(fr) accepted")

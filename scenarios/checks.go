@@ -276,7 +276,7 @@ func appliedEffects(says Text, stage model.Stage, want int64) Check {
 // threeNumbers holds when every document has its queue wait, inference
 // and review wait measured (inference and review wait positive).
 func threeNumbers() Check {
-	return result(Text{PtBR: "cada documento tem os três números: espera, inferência, revisão", En: "every document has its three numbers: queue wait, inference, review wait"},
+	return result(Text{PtBR: "cada documento tem os três números: espera, inferência e revisão", En: "every document has its three numbers: queue wait, inference, review wait"},
 		func(r *sim.Result) error {
 			if len(r.Metrics.Docs) == 0 {
 				return errors.New("no document ran")
@@ -315,7 +315,7 @@ func depthPeaksMidway() Check {
 // sameInference holds when every document's inference time equals the one
 // it had in arm other: the same work, whatever the queueing.
 func sameInference(other string) Check {
-	return Check{Says: Text{PtBR: "cada documento tem a mesma inferência do outro braço", En: "every document has the same inference time as in the other arm"},
+	return Check{Says: Text{PtBR: "cada documento tem a mesma inferência da outra variante", En: "every document has the same inference time as in the other arm"},
 		Test: func(o *Outcome, all []Outcome) error {
 			ref, err := arm(all, other)
 			if err != nil {

@@ -23,7 +23,7 @@ func llmInReplay() Scenario {
 			En:   "A durable workflow (as in Temporal) resumes by Replay: it rebuilds its state from the recorded Event History, comparing the commands it generates again with those already recorded. That only works if the workflow code is deterministic; an LLM call, whose answer may vary between executions, must live inside an Activity, which replay skips instead of re-running. The chapter documents this failure as a design risk, without reproducing it.",
 		},
 		Story: Text{
-			PtBR: "O workflow classify → extract → review-handoff roda num modelo pequeno de motor durável (model/workflow.go): a primeira execução grava o histórico; depois, como um worker que assume a execução após uma queda, o replay reexecuta o código contra esse histórico. O LLM modelado responde \"invoice\" na primeira chamada e \"receipt\" na seguinte, como um modelo amostrado com temperatura. Com a classificação dentro de uma activity, o replay lê a resposta do histórico, não chama o LLM e aceita. Com a chamada direto no corpo do workflow, o replay pergunta de novo, recebe outra resposta, agenda extract-receipt onde o histórico tem extract-invoice e é rejeitado como não determinístico no evento 2.",
+			PtBR: "O workflow classify → extract → review-handoff roda num modelo pequeno de motor durável (model/workflow.go): a primeira execução grava o histórico; depois, como um worker que assume a execução após uma queda, o replay reexecuta o código contra esse histórico. O LLM modelado responde \"invoice\" na primeira chamada e \"receipt\" na seguinte, como um modelo amostrado com temperatura. Com a classificação dentro de uma activity, o replay lê a resposta do histórico, não chama o LLM e é aceito. Com a chamada direto no corpo do workflow, o replay pergunta de novo, recebe outra resposta, agenda extract-receipt onde o histórico tem extract-invoice e é rejeitado como não determinístico no evento 2.",
 			En:   "The workflow classify → extract → review-handoff runs on a small model of a durable engine (model/workflow.go): the first execution records the history; then, like a worker taking the execution over after a crash, the replay re-runs the code against that history. The modeled LLM answers \"invoice\" on its first call and \"receipt\" on the next, like a model sampled with temperature. With the classification inside an activity, the replay reads the answer from the history, does not call the LLM and is accepted. With the call straight in the workflow body, the replay asks again, gets another answer, schedules extract-receipt where the history has extract-invoice and is rejected as nondeterministic at event 2.",
 		},
 		Limits: Text{
@@ -122,12 +122,31 @@ func replayExperiment(inActivity bool) *Custom {
 		factMismatch:    {Text{PtBR: "primeiro evento divergente (0: nenhum)", En: "first mismatching event (0: none)"}, mismatch},
 	}
 	c.Transcript, c.Messages = replayTranscript(h, nd, inActivity)
-	if err == nil {
-		c.Verdict = Text{PtBR: "replay aceito: os comandos batem com o histórico", En: "replay accepted: the commands match the history"}
-	} else {
-		c.Verdict = Text{PtBR: "replay rejeitado: " + err.Error(), En: "replay rejected: " + err.Error()}
-	}
+	c.Verdict = replayVerdict(err, nd)
 	return c
+}
+
+// replayVerdict says in each language how the replay ended; the engine's
+// own error text is English, so the Portuguese verdict is built from the
+// error's fields instead.
+func replayVerdict(err error, nd *model.NondeterminismError) Text {
+	switch {
+	case err == nil:
+		return Text{PtBR: "replay aceito: os comandos batem com o histórico", En: "replay accepted: the commands match the history"}
+	case nd == nil:
+		return Text{PtBR: "replay interrompido por um erro do motor (em inglês): " + err.Error(), En: "replay failed: " + err.Error()}
+	}
+	got := nd.Got.Kind.String() + " " + commandName(nd.Got)
+	if nd.Event.ID == 0 {
+		return Text{
+			PtBR: "replay rejeitado como não determinístico: o histórico acabou, mas o replay gerou " + got,
+			En:   "replay rejected as nondeterministic: the history has no more events, yet the replay generated " + got,
+		}
+	}
+	return Text{
+		PtBR: "replay rejeitado como não determinístico: o evento " + strconv.Itoa(nd.Event.ID) + " do histórico é " + nd.Event.Kind.String() + " " + commandName(nd.Event) + ", mas o replay gerou " + got,
+		En:   "replay rejected as nondeterministic: history event " + strconv.Itoa(nd.Event.ID) + " is " + nd.Event.Kind.String() + " " + commandName(nd.Event) + ", but the replay generated " + got,
+	}
 }
 
 // replayTranscript lists the recorded history and what the replay did

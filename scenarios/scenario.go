@@ -147,6 +147,9 @@ type Scenario struct {
 	Config  func() sim.Config // nil for a scenario made only of custom arms
 	Arms    []Arm             // the first is the correct design
 	Charts  []Chart
+	// Claims are the story's statements about the numbers, written by
+	// reports from the run's figures beside the outcome table.
+	Claims []Claim
 }
 
 // Outcome is the result of one arm.

@@ -29,6 +29,11 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 			}
+			for _, c := range s.Claims {
+				if err := c.Check(outs); err != nil {
+					t.Errorf("claim about %s: %v", c.Arm, err)
+				}
+			}
 		})
 	}
 }
@@ -73,6 +78,14 @@ func TestCatalogue(t *testing.T) {
 				if _, err := model.LookupDesign(a.Variant); err != nil {
 					t.Logf("%s, arm %s: %v", s.Name, a.Name(), err)
 				}
+			}
+		}
+		for _, c := range s.Claims {
+			if !names[c.Arm] || !names[c.Other] || c.Arm == c.Other {
+				t.Errorf("%s: a claim compares %q with %q, which are not two of its arms", s.Name, c.Arm, c.Other)
+			}
+			if c.Why.PtBR == "" || c.Why.En == "" {
+				t.Errorf("%s: a claim about %s lacks its reason in a language", s.Name, c.Arm)
 			}
 		}
 		if _, err := scenarios.Lookup(s.Name); err != nil {

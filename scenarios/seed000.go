@@ -10,7 +10,7 @@ import (
 // token, the four failures, the relay, the deadline, the audited reprocess
 // and the synthetic metrics.
 
-var correctSays = Text{PtBR: "o desenho que o capítulo defende", En: "the design the chapter argues for"}
+var correctSays = Text{PtBR: "a arquitetura que o capítulo defende", En: "the design the chapter argues for"}
 
 func fourEffects() Check {
 	return metric(Text{PtBR: "um efeito por estágio (quatro)", En: "one effect per stage (four)"},
@@ -29,7 +29,7 @@ func openingIncident() Scenario {
 			En:   "A queue that redelivers only guarantees at-least-once: if the worker dies after committing its result and before the ack, the job comes back and extraction runs again. End-to-end exactly-once is not free; what exists is at-least-once delivery plus an idempotent effect, and the outbox commit is the only place that knows the key already has a result.",
 		},
 		Story: Text{
-			PtBR: "Um documento, um worker. O worker extrai os campos, faz o commit do estágio extract no outbox e cai em after_commit_before_ack. O lease expira, o worker reiniciado pega o mesmo job (tentativa 2), retoma do checkpoint e extrai de novo. No desenho correto o segundo commit volta com code=deduped: a extração rodou duas vezes, mas há um único evento por estágio e o operador vê uma revisão. Na variante no-idempotency o commit não consulta a chave, grava um segundo evento e o consumidor aplica o efeito duas vezes.",
+			PtBR: "Um documento, um worker. O worker extrai os campos, faz o commit do estágio extract no outbox e cai em after_commit_before_ack. O lease expira, o worker reiniciado pega o mesmo job (tentativa 2), retoma do checkpoint e extrai de novo. Na arquitetura correta o segundo commit volta com code=deduped: a extração rodou duas vezes, mas há um único evento por estágio e o operador vê uma revisão. Na variante no-idempotency o commit não consulta a chave, grava um segundo evento e o consumidor aplica o efeito duas vezes.",
 			En:   "One document, one worker. The worker extracts the fields, commits the extract stage to the outbox and dies at after_commit_before_ack. The lease expires, the restarted worker leases the same job (attempt 2), resumes from the checkpoint and extracts again. In the correct design the second commit comes back with code=deduped: extraction ran twice, yet there is one event per stage and the operator sees one review. In the no-idempotency variant the commit never looks the key up, writes a second event and the consumer applies the effect twice.",
 		},
 		Sources: []Source{{Seed: Seed000,
@@ -104,11 +104,11 @@ func infiniteRetry() Scenario {
 			En:   "A persistent transient failure: three attempts, then the DLQ, never a fourth",
 		},
 		Claim: Text{
-			PtBR: "Retry sem teto faz um job nunca sair da fila. retry-policy.mjs tem exatamente três saídas (retry, dead_letter, cancel), e retry só existe enquanto attempt < maxAttempts: sob falha transitória permanente, três tentativas e depois DLQ, nunca uma quarta.",
-			En:   "A retry with no ceiling keeps a job in the queue forever. retry-policy.mjs has exactly three outcomes (retry, dead_letter, cancel), and retry exists only while attempt < maxAttempts: under a transient failure that never goes away, three attempts and then the DLQ, never a fourth.",
+			PtBR: "Retry sem teto faz um job nunca sair da fila. retry-policy.mjs tem exatamente três saídas (retry, dead_letter e cancel), e retry só existe enquanto attempt < maxAttempts: sob falha transitória permanente, três tentativas e depois DLQ, nunca uma quarta.",
+			En:   "A retry with no ceiling keeps a job in the queue forever. retry-policy.mjs has exactly three outcomes (retry, dead_letter e cancel), and retry exists only while attempt < maxAttempts: under a transient failure that never goes away, three attempts and then the DLQ, never a fourth.",
 		},
 		Story: Text{
-			PtBR: "A extração do documento falha de forma transitória em toda tentativa enquanto as falhas duram. No desenho correto: três tentativas com backoff, DLQ com max_attempts_exceeded, e nenhum lease para uma quarta tentativa. Depois que as falhas param (a fase de quiescência), o operador faz o redrive do job — a dependência foi consertada — e ele termina. Na variante unbounded-retry a falha transitória sempre merece mais uma tentativa: o job passa de maxAttempts.",
+			PtBR: "A extração do documento falha de forma transitória em toda tentativa enquanto as falhas duram. Na arquitetura correta: três tentativas com backoff, DLQ com max_attempts_exceeded, e nenhum lease para uma quarta tentativa. Depois que as falhas param (a fase de quiescência), o operador faz o redrive do job — a dependência foi consertada — e ele termina. Na variante unbounded-retry a falha transitória sempre merece mais uma tentativa: o job passa de maxAttempts.",
 			En:   "The document's extraction fails transiently on every attempt while the faults last. In the correct design: three attempts with backoff, the DLQ with max_attempts_exceeded, and no lease for a fourth attempt. Once the faults stop (the quiescence phase), the operator redrives the job — the dependency was fixed — and it completes. In the unbounded-retry variant a transient failure is always worth one more try: the job goes past maxAttempts.",
 		},
 		Limits: Text{
@@ -149,7 +149,7 @@ func dualWrite() Scenario {
 			En:   "Writing to the database and publishing to the broker as two separate calls, with no shared transaction, leaves a window: a crash between them leaves the result in the database and no event, and nothing in the system knows an event should exist. The outbox writes result and event together, and the relay publishes later, even if the original process is gone.",
 		},
 		Story: Text{
-			PtBR: "Um documento, um worker. A variante dual-write é o naiveDualWrite do capítulo: grava o resultado no banco, cruza after_db_write_before_publish e só então publica. A queda cai exatamente ali; o worker reiniciado vê que o resultado existe, considera o estágio feito, e o evento nunca é publicado. No desenho correto o commit grava resultado e evento no outbox; a queda em after_commit_before_ack não impede o relay de publicar, e o consumidor aplica os quatro efeitos.",
+			PtBR: "Um documento, um worker. A variante dual-write é o naiveDualWrite do capítulo: grava o resultado no banco, cruza after_db_write_before_publish e só então publica. A queda acontece exatamente ali; o worker reiniciado vê que o resultado existe, considera o estágio feito, e o evento nunca é publicado. Na arquitetura correta o commit grava resultado e evento no outbox; a queda em after_commit_before_ack não impede o relay de publicar, e o consumidor aplica os quatro efeitos.",
 			En:   "One document, one worker. The dual-write variant is the chapter's naiveDualWrite: it writes the result to the database, crosses after_db_write_before_publish and only then publishes. The crash lands exactly there; the restarted worker sees the result exists, counts the stage as done, and the event is never published. In the correct design the commit writes result and event to the outbox; the crash at after_commit_before_ack does not stop the relay from publishing, and the consumer applies all four effects.",
 		},
 		Sources: []Source{{Seed: Seed000,
@@ -188,7 +188,7 @@ func crossTenant() Scenario {
 			En:   "The idempotency key is tenant, document and operation version, in that order, always. A document id that collides between two tenants never becomes the same key, because the tenant is built into the key, not checked afterwards as a separate rule someone may forget to apply.",
 		},
 		Story: Text{
-			PtBR: "Os tenants acme e globex enviam, cada um, o documento d1 na versão 1. No desenho correto as chaves são acme:d1:v1 e globex:d1:v1: dois jobs, dois resultados, oito efeitos. Na variante key-without-tenant a chave é só d1:v1: o segundo envio cai na chave do primeiro e o globex recebe o job (ou o conflito de payload) do acme.",
+			PtBR: "Os tenants acme e globex enviam, cada um, o documento d1 na versão 1. Na arquitetura correta as chaves são acme:d1:v1 e globex:d1:v1: dois jobs, dois resultados e oito efeitos. Na variante key-without-tenant a chave é só d1:v1: o segundo envio cai na chave do primeiro e o globex recebe o job (ou o conflito de payload) do acme.",
 			En:   "Tenants acme and globex each submit document d1 at version 1. In the correct design the keys are acme:d1:v1 and globex:d1:v1: two jobs, two results, eight effects. In the key-without-tenant variant the key is just d1:v1: the second submission lands on the first one's key and globex gets acme's job (or its payload conflict).",
 		},
 		Sources: []Source{{Seed: Seed000,
@@ -225,7 +225,7 @@ func relayRepublish() Scenario {
 			En:   "The relay reads the outbox table, publishes and then marks the row published; a crash between the two republishes the row. That is why the consumer keeps the event ids it has seen, independently of the outbox: a second delivery returns { applied: false, reason: 'duplicate_event' } and the effect stays single.",
 		},
 		Story: Text{
-			PtBR: "Um documento. O relay publica o evento do primeiro estágio e cai em relay_after_publish_before_mark, antes de marcar a linha. O relay reiniciado encontra a linha ainda pendente e publica de novo. No desenho correto o consumidor reconhece o eventId e responde duplicate_event: quatro efeitos, um por estágio. Na variante consumer-no-dedupe o consumidor aplica toda entrega e o efeito do estágio ingest acontece duas vezes.",
+			PtBR: "Um documento. O relay publica o evento do primeiro estágio e cai em relay_after_publish_before_mark, antes de marcar a linha. O relay reiniciado encontra a linha ainda pendente e publica de novo. Na arquitetura correta o consumidor reconhece o eventId e responde duplicate_event: quatro efeitos, um por estágio. Na variante consumer-no-dedupe o consumidor aplica toda entrega e o efeito do estágio ingest acontece duas vezes.",
 			En:   "One document. The relay publishes the first stage's event and dies at relay_after_publish_before_mark, before marking the row. The restarted relay finds the row still pending and publishes it again. In the correct design the consumer recognises the event id and answers duplicate_event: four effects, one per stage. In the consumer-no-dedupe variant the consumer applies every delivery and the ingest stage's effect happens twice.",
 		},
 		Sources: []Source{{Seed: Seed000,
@@ -255,7 +255,7 @@ func deadlineCancel() Scenario {
 	return Scenario{
 		Name: "deadline-cancel",
 		Title: Text{
-			PtBR: "O deadline passa enquanto o job espera: cancelado no lease, fora da DLQ, sem caminho de volta",
+			PtBR: "O deadline passa enquanto o job espera: cancelado no lease, fora da DLQ e sem caminho de volta",
 			En:   "The deadline passes while the job waits: cancelled at lease time, kept out of the DLQ, no way back",
 		},
 		Claim: Text{
@@ -311,7 +311,7 @@ func reprocessAudited() Scenario {
 			En:   "Reprocessing a DLQ job is a command, not an automatic retry: it needs an operatorId, creates a new job at operationVersion + 1 (it never resurrects the dead job) and writes an audit entry linking the old job, the new one and who decided. The chapter records the gap: there is no per-tenant rate limit on reprocess — here there is.",
 		},
 		Story: Text{
-			PtBR: "Seis documentos de um mesmo tenant; cinco falham na validação de schema (poison) e vão para a DLQ. A cada 2 s o operador (op-ana) reprocessa o que encontra na quarentena. No desenho correto cada reprocesso cria o job da versão 2 com uma entrada de auditoria, e o balde por tenant (3 por minuto) segura os pedidos excedentes com rate_limited até ele encher de novo; as versões novas terminam. Na variante reprocess-unaudited o job morto volta no mesmo lugar, sem operador, sem auditoria, sem versão nova e sem limite.",
+			PtBR: "Seis documentos de um mesmo tenant; cinco falham na validação de schema (poison) e vão para a DLQ. A cada 2 s o operador (op-ana) reprocessa o que encontra na quarentena. Na arquitetura correta cada reprocesso cria o job da versão 2 com uma entrada de auditoria, e o balde por tenant (3 por minuto) segura os pedidos excedentes com rate_limited até ele encher de novo; as versões novas terminam. Na variante reprocess-unaudited o job morto volta no mesmo lugar, sem operador, sem auditoria, sem versão nova e sem limite.",
 			En:   "Six documents of one tenant; five fail schema validation (poison) and go to the DLQ. Every 2 s the operator (op-ana) reprocesses what is in quarantine. In the correct design each reprocess creates the version-2 job with an audit entry, and the per-tenant bucket (3 per minute) holds the excess requests with rate_limited until it refills; the new versions succeed. In the reprocess-unaudited variant the dead job comes back in place, with no operator, no audit entry, no new version and no limit.",
 		},
 		Limits: Text{

@@ -35,12 +35,12 @@ func poisonDLQ() Scenario {
 			En:   "A poison message: an invalid schema goes to the DLQ on the first attempt, with a code and the envelope, and no raw text",
 		},
 		Claim: Text{
-			PtBR: "Uma poison message falha de forma determinística em qualquer tentativa; erros permanentes (schema inválido, estouro de contexto, violação de FK/unique) vão para a DLQ no primeiro ciclo, sem gastar tentativas. O motivo gravado é um código classificado, nunca a mensagem crua do erro: a mensagem de um parser pode conter um trecho do documento.",
+			PtBR: "Uma poison message falha de forma determinística em qualquer tentativa; erros permanentes (schema inválido, estouro de contexto e violação de FK/unique) vão para a DLQ no primeiro ciclo, sem gastar tentativas. O motivo gravado é um código classificado, nunca a mensagem crua do erro: a mensagem de um parser pode conter um trecho do documento.",
 			En:   "A poison message fails deterministically on every attempt; permanent errors (invalid schema, context overflow, FK/unique violations) go to the DLQ on the first cycle, without spending attempts. The recorded reason is a classified code, never the raw error message: a parser's message may quote the document.",
 		},
 		Story: Text{
-			PtBR: "Três documentos; o segundo falha na validação de schema (poison_schema), e a mensagem do parser cita o texto da fatura, com CPF e e-mail. No desenho correto ele vai para a DLQ na primeira tentativa, com o envelope de diagnóstico (versões de agente e prompt, tokens, tentativas, caminhos do schema) guardando documento e erro só por hash; o operador depois reprocessa como versão 2. A variante raw-error-in-dlq guarda a mensagem crua no envelope e vaza o documento para a DLQ; a variante retry-permanent trata o erro como transitório e queima as tentativas (e os tokens) antes da DLQ.",
-			En:   "Three documents; the second fails schema validation (poison_schema), and the parser's message quotes the invoice text, CPF and e-mail included. In the correct design it goes to the DLQ on the first attempt, with the diagnostic envelope (agent and prompt versions, tokens, attempts, schema paths) keeping document and error by hash only; the operator later reprocesses it as version 2. The raw-error-in-dlq variant keeps the raw message in the envelope and leaks the document into the DLQ; the retry-permanent variant treats the error as transient and burns the attempts (and tokens) before the DLQ.",
+			PtBR: "Três documentos; o segundo falha na validação de schema (poison_schema), e a mensagem do parser cita o texto da fatura, com CPF e e-mail. Na arquitetura correta ele vai para a DLQ na primeira tentativa, com o envelope de diagnóstico (versões de agente e prompt, tokens, tentativas e caminhos do schema) guardando documento e erro só por hash; o operador depois reprocessa como versão 2. A variante raw-error-in-dlq guarda a mensagem crua no envelope e vaza o documento para a DLQ; a variante retry-permanent trata o erro como transitório e o retenta em vez de mandá-lo para a DLQ. Os números abaixo da tabela mostram o que isso custa, e o que não custa.",
+			En:   "Three documents; the second fails schema validation (poison_schema), and the parser's message quotes the invoice text, CPF and e-mail included. In the correct design it goes to the DLQ on the first attempt, with the diagnostic envelope (agent and prompt versions, tokens, attempts, schema paths) keeping document and error by hash only; the operator later reprocesses it as version 2. The raw-error-in-dlq variant keeps the raw message in the envelope and leaks the document into the DLQ; the retry-permanent variant treats the error as transient and retries it instead of dead-lettering it. The numbers under the table show what that costs, and what it does not.",
 		},
 		Sources: []Source{{Seed: Seed003,
 			Section: Text{PtBR: "o que são poison messages; como implementar a segregação de falhas", En: "what poison messages are; how to segregate failures"},
@@ -52,6 +52,14 @@ func poisonDLQ() Scenario {
 		Seed:   1,
 		Config: base(3, 2, 1, "poison doc=2"),
 		Charts: []Chart{ChartDepth},
+		Claims: []Claim{
+			{Arm: "retry-permanent", Other: "correct", Figure: FigAttempts, Rel: More,
+				Why: Text{PtBR: "o erro permanente é retentado em vez de ir para a DLQ na primeira tentativa", En: "the permanent error is retried instead of going to the DLQ on the first attempt"}},
+			{Arm: "retry-permanent", Other: "correct", Figure: FigDLQTokens, Rel: Equal,
+				Why: Text{PtBR: "as retentativas refazem só o estágio validate, que não chama o LLM, então a extração de j2 é paga uma vez só", En: "the retries re-run only the validate stage, which makes no LLM call, so j2's extraction is paid once"}},
+			{Arm: "retry-permanent", Other: "correct", Figure: FigTokens, Rel: Less,
+				Why: Text{PtBR: "a arquitetura correta paga também a extração da versão 2 de j2, o reprocesso do operador; na retry-permanent o j2 esgota as tentativas, vai para a DLQ com max_attempts_exceeded e o redrive do operador (mesma chave) o retoma do checkpoint depois que as falhas param, sem extrair de novo", En: "the correct design also pays the extraction of j2's version 2, the operator's reprocess; in retry-permanent j2 runs out of attempts, goes to the DLQ with max_attempts_exceeded, and the operator's redrive (same key) resumes it from its checkpoint once the faults stop, with no new extraction"}},
+		},
 		Arms: []Arm{
 			{Variant: "correct", Says: correctSays, Checks: []Check{
 				noViolation(),
@@ -84,7 +92,7 @@ func redriveKeys() Scenario {
 			En:   "A redrive sends an item back for processing after its cause was fixed. Week 43 asks to preserve the logical operation and its idempotency protection — creating a new key without need can duplicate an earlier effect. The DLQ article's executeBulkRedrive does exactly that: it re-enqueues with idempotencyKey = correlationId:redrive:N.",
 		},
 		Story: Text{
-			PtBR: "Um documento. O estágio ingest faz commit e seu efeito é aplicado; depois a extração falha de forma transitória em toda tentativa (a dependência está fora do ar). Três tentativas, DLQ com max_attempts_exceeded. Quando a dependência volta (fim das falhas), o operador faz o redrive. No desenho correto o job volta com a mesma chave e retoma do checkpoint: o ingest não é refeito e cada estágio tem um efeito. Na variante redrive-fresh-key a chave vira acme:d1:v1:redrive:1, o job recomeça do primeiro estágio e o efeito do ingest é aplicado de novo — a cobrança em dobro do texto.",
+			PtBR: "Um documento. O estágio ingest faz commit e seu efeito é aplicado; depois a extração falha de forma transitória em toda tentativa (a dependência está fora do ar). Três tentativas, DLQ com max_attempts_exceeded. Quando a dependência volta (fim das falhas), o operador faz o redrive. Na arquitetura correta o job volta com a mesma chave e retoma do checkpoint: o ingest não é refeito e cada estágio tem um efeito. Na variante redrive-fresh-key a chave vira acme:d1:v1:redrive:1, o job recomeça do primeiro estágio e o efeito do ingest é aplicado de novo — a cobrança em dobro do texto.",
 			En:   "One document. The ingest stage commits and its effect is applied; then extraction fails transiently on every attempt (the dependency is down). Three attempts, DLQ with max_attempts_exceeded. When the dependency is back (the faults end), the operator redrives it. In the correct design the job comes back with the same key and resumes from its checkpoint: ingest is not redone and each stage has one effect. In the redrive-fresh-key variant the key becomes acme:d1:v1:redrive:1, the job starts over from the first stage and the ingest effect is applied again — the article's double charge.",
 		},
 		Limits: Text{
@@ -139,8 +147,8 @@ func retryStorm() Scenario {
 			En:   "Linear or uncoordinated retries overload inference providers: when dozens of workers retry in parallel they exhaust the rate quotas. Full jitter, T = random_uniform(0, min(T_max, T_base × 2^r)), keeps concurrent workers from synchronizing their calls against the API.",
 		},
 		Story: Text{
-			PtBR: "Cem documentos chegam juntos para cem workers; o provedor modelado aceita 50 chamadas por segundo e, nos primeiros 3 s, responde 429 a tudo (uma rajada). Cada job tem até 6 tentativas, base 200 ms e teto 20 s. O disjuntor está desligado nos três braços para isolar o efeito do backoff (ele é o assunto do cenário circuit-breaker). Atraso fixo: as seis tentativas cabem dentro da rajada, todo job vai para a DLQ e só termina depois do redrive — mais 429s e a drenagem mais lenta. Exponencial sem jitter: os jobs que falharam juntos voltam juntos, em ondas — o pico de chamadas por segundo depois da rajada é a frota inteira. Full jitter: as retentativas se espalham por vários segundos. Nota honesta: neste modelo um 429 não gasta tokens, e o exponencial puro, com esperas em média duas vezes maiores, faz menos chamadas no total que o full jitter; o que o jitter compra é não sincronizar.",
-			En:   "A hundred documents arrive together for a hundred workers; the modeled provider accepts 50 calls per second and, for the first 3 s, answers 429 to everything (a burst). Each job has up to 6 attempts, base 200 ms and cap 20 s. The circuit breaker is off in all three arms to isolate the effect of backoff (it is the circuit-breaker scenario's subject). Fixed delay: all six attempts fit inside the burst, every job goes to the DLQ and finishes only after the redrive — more 429s and the slowest drain. Plain exponential: jobs that failed together come back together, in waves — the peak of calls per second after the burst is the whole fleet. Full jitter: the retries spread over several seconds. An honest note: in this model a 429 costs no tokens, and plain exponential, whose waits are twice as long on average, makes fewer calls in total than full jitter; what jitter buys is not synchronizing.",
+			PtBR: "Cem documentos chegam juntos para cem workers; o provedor modelado aceita 50 chamadas por segundo e, nos primeiros 3 s, responde 429 a tudo (uma rajada). Cada job tem até 6 tentativas, base 200 ms e teto 20 s. O disjuntor está desligado nas três variantes para isolar o efeito do backoff (ele é o assunto do cenário circuit-breaker). Atraso fixo: as seis tentativas, a 200 ms uma da outra, caem todas dentro da rajada; os jobs vão para a DLQ e só terminam depois do redrive do operador. Exponencial sem jitter: os jobs que falharam juntos voltam juntos, em ondas (veja o gráfico de chamadas). Full jitter: as retentativas se espalham por vários segundos. O que os números dizem, com uma nota honesta sobre 429 e tokens, está logo abaixo da tabela de resultados.",
+			En:   "A hundred documents arrive together for a hundred workers; the modeled provider accepts 50 calls per second and, for the first 3 s, answers 429 to everything (a burst). Each job has up to 6 attempts, base 200 ms and cap 20 s. The circuit breaker is off in all three arms to isolate the effect of backoff (it is the circuit-breaker scenario's subject). Fixed delay: the six attempts, 200 ms apart, all fall inside the burst; the jobs go to the DLQ and finish only after the operator's redrive. Plain exponential: jobs that failed together come back together, in waves (see the calls chart). Full jitter: the retries spread over several seconds. What the numbers say, with an honest note on 429s and tokens, is right under the outcome table.",
 		},
 		Sources: []Source{{Seed: Seed003,
 			Section: Text{PtBR: "por que retries ingênuos provocam desastres de custo e latência", En: "why naive retries cause cost and latency disasters"},
@@ -156,6 +164,18 @@ func retryStorm() Scenario {
 			breakerOff(c)
 		}),
 		Charts: []Chart{ChartCalls, ChartDepth},
+		Claims: []Claim{
+			{Arm: "fixed", Other: "full-jitter", Figure: FigDLQEntries, Rel: More,
+				Why: Text{PtBR: "com atraso fixo de 200 ms as seis tentativas caem dentro da rajada de 429", En: "with a fixed 200 ms delay the six attempts fall inside the 429 burst"}},
+			{Arm: "fixed", Other: "full-jitter", Figure: FigRateLimited, Rel: More,
+				Why: Text{PtBR: "toda tentativa dentro da rajada recebe 429", En: "every attempt inside the burst gets a 429"}},
+			{Arm: "fixed", Other: "full-jitter", Figure: FigLastSettled, Rel: More,
+				Why: Text{PtBR: "os jobs só terminam depois que o operador os tira da DLQ com redrive, num ritmo limitado", En: "the jobs finish only once the operator redrives them out of the DLQ, at a limited rate"}},
+			{Arm: "exponential", Other: "full-jitter", Figure: FigExtractions, Rel: Less,
+				Why: Text{PtBR: "as esperas do exponencial puro são em média duas vezes maiores, então menos tentativas caem dentro da rajada; o que o jitter compra é não sincronizar (gráfico de chamadas), não menos chamadas", En: "plain exponential waits twice as long on average, so fewer attempts fall inside the burst; what jitter buys is not synchronizing (the calls chart), not fewer calls"}},
+			{Arm: "exponential", Other: "full-jitter", Figure: FigTokens, Rel: Equal,
+				Why: Text{PtBR: "neste modelo um 429 não gasta tokens, e cada variante paga uma extração bem-sucedida por documento", En: "in this model a 429 costs no tokens, and every arm pays for one successful extraction per document"}},
+		},
 		Arms: []Arm{
 			{Variant: "correct", Label: "full-jitter", Says: Text{PtBR: "backoff exponencial com full jitter", En: "exponential backoff with full jitter"},
 				Tweak: strategy(model.FullJitter),
@@ -206,8 +226,8 @@ func circuitBreaker() Scenario {
 			En:   "Circuit breakers built into the queue watch the share of poison messages and stop consumption before collapse. If a broken prompt version ships, the breaker trips (Open); after the hotfix it goes Half-Open and processes canary messages; if they pass, normal consumption resumes (Closed), if they fail, it opens again.",
 		},
 		Story: Text{
-			PtBR: "Quarenta documentos de dois tenants, dez workers. Enquanto durar a versão ruim de prompt, todo documento falha na validação (poison_schema); a correção entra quando as falhas param (a fase de quiescência). Com o disjuntor (janela de 20, abre com 50% de falhas, espera 30 s, 2 canários), a fila para de entregar jobs, testa com canários que falham e reabrem, e fecha quando os canários passam depois da correção: os documentos que esperaram não queimam tokens nem vão para a DLQ. Sem disjuntor, cada documento que chega gasta uma extração inteira e vai para a DLQ, à espera de reprocesso manual.",
-			En:   "Forty documents from two tenants, ten workers. While the bad prompt version lasts, every document fails validation (poison_schema); the fix lands when the faults stop (the quiescence phase). With the breaker (window of 20, opens at 50% failures, waits 30 s, 2 canaries) the queue stops handing out jobs, probes with canaries that fail and reopen it, and closes when the canaries pass after the fix: the documents that waited burn no tokens and stay out of the DLQ. Without the breaker, every document that arrives spends a whole extraction and lands in the DLQ, waiting for a manual reprocess.",
+			PtBR: "Quarenta documentos de dois tenants, dez workers. Enquanto durar a versão ruim de prompt, todo documento falha na validação (poison_schema); a correção entra quando as falhas param (a fase de quiescência). Com o disjuntor (janela de 20, abre com 50% de falhas, espera 30 s e 2 canários), a fila para de entregar jobs, testa com canários que falham e reabrem, e fecha quando os canários passam depois da correção: os documentos que esperaram não queimam tokens nem vão para a DLQ. Sem disjuntor, cada documento que chega gasta uma extração inteira e vai para a DLQ, à espera de reprocesso manual.",
+			En:   "Forty documents from two tenants, ten workers. While the bad prompt version lasts, every document fails validation (poison_schema); the fix lands when the faults stop (the quiescence phase). With the breaker (window of 20, opens at 50% failures, waits 30 s and 2 canaries) the queue stops handing out jobs, probes with canaries that fail and reopen it, and closes when the canaries pass after the fix: the documents that waited burn no tokens and stay out of the DLQ. Without the breaker, every document that arrives spends a whole extraction and lands in the DLQ, waiting for a manual reprocess.",
 		},
 		Limits: Text{
 			PtBR: "Quanto o disjuntor economiza depende de quantos documentos chegam à validação enquanto a versão ruim está no ar: em algumas sementes documentos longos ocupam os workers até a correção e quase nenhum chega a ser envenenado, com ou sem disjuntor.",
@@ -220,6 +240,12 @@ func circuitBreaker() Scenario {
 		Seed:   4,
 		Config: base(40, 10, 2, poisonPlan(1, 40)),
 		Charts: []Chart{ChartBreaker, ChartDepth},
+		Claims: []Claim{
+			{Arm: "no-breaker", Other: "breaker", Figure: FigDLQEntries, Rel: More,
+				Why: Text{PtBR: "sem disjuntor, todo documento envenenado que chega é extraído e vai para a DLQ", En: "without the breaker every poisoned document that arrives is extracted and dead-lettered"}},
+			{Arm: "no-breaker", Other: "breaker", Figure: FigTokens, Rel: More,
+				Why: Text{PtBR: "com o disjuntor aberto, os documentos esperam e só são extraídos depois da correção, uma vez", En: "while the breaker is open the documents wait, and are extracted once, after the fix"}},
+		},
 		Arms: []Arm{
 			{Variant: "correct", Label: "breaker", Says: Text{PtBR: "disjuntor por fila ligado", En: "per-queue circuit breaker on"}, Checks: []Check{
 				noViolation(),
@@ -278,11 +304,11 @@ func headOfLine() Scenario {
 			En:   "Retrying what cannot be cured stalls the whole pipeline by head-of-line blocking: other users' legitimate tasks wait while resources are wasted on stillborn events. Isolating the poison message in the DLQ on the first attempt frees the queue.",
 		},
 		Story: Text{
-			PtBR: "Uma fila estritamente ordenada (FIFO, como um grupo FIFO do SQS ou uma partição do Kafka): só o job mais antigo pode ser pego. Doze documentos de três tenants; o primeiro, do acme, estoura o contexto do modelo (context_overflow, um erro permanente). No desenho correto ele vai para a DLQ na primeira tentativa e a fila anda. Na variante retry-permanent o erro é tratado como transitório: a cabeça da fila refaz a extração a cada tentativa, com backoff entre elas, e o globex e o initech esperam atrás dela. A espera do job logo atrás da cabeça mede o bloqueio.",
+			PtBR: "Uma fila estritamente ordenada (FIFO, como um grupo FIFO do SQS ou uma partição do Kafka): só o job mais antigo pode ser pego. Doze documentos de três tenants; o primeiro, do acme, estoura o contexto do modelo (context_overflow, um erro permanente). Na arquitetura correta ele vai para a DLQ na primeira tentativa e a fila anda. Na variante retry-permanent o erro é tratado como transitório: a cabeça da fila refaz a extração a cada tentativa, com backoff entre elas, e o globex e o initech esperam atrás dela. A espera do job logo atrás da cabeça mede o bloqueio.",
 			En:   "A strictly ordered queue (FIFO, like an SQS FIFO group or a Kafka partition): only the oldest job may be leased. Twelve documents from three tenants; the first one, acme's, overflows the model's context (context_overflow, a permanent error). In the correct design it goes to the DLQ on the first attempt and the queue moves on. In the retry-permanent variant the error is treated as transient: the head of the queue redoes the extraction on every attempt, with backoff in between, and globex and initech wait behind it. The wait of the job right behind the head measures the blocking.",
 		},
 		Limits: Text{
-			PtBR: "Numa fila ordenada todo job espera os anteriores, então as esperas absolutas são grandes nos dois braços; o que o cenário compara é o atraso que a cabeça envenenada acrescenta.",
+			PtBR: "Numa fila ordenada todo job espera os anteriores, então as esperas absolutas são grandes nas duas variantes; o que o cenário compara é o atraso que a cabeça envenenada acrescenta.",
 			En:   "In an ordered queue every job waits for the ones before it, so absolute waits are large in both arms; what the scenario compares is the delay the poisoned head adds.",
 		},
 		Sources: []Source{{Seed: Seed003,
@@ -297,6 +323,12 @@ func headOfLine() Scenario {
 			c.Model.Ordered = true
 		}),
 		Charts: []Chart{ChartWaits, ChartDepth},
+		Claims: []Claim{
+			{Arm: "retry-permanent", Other: "correct", Figure: FigExtractions, Rel: More,
+				Why: Text{PtBR: "a cabeça da fila refaz a extração a cada tentativa", En: "the head of the queue redoes its extraction on every attempt"}},
+			{Arm: "retry-permanent", Other: "correct", Figure: FigDLQTokens, Rel: More,
+				Why: Text{PtBR: "quando a cabeça enfim chega à DLQ, carrega os tokens de todas as tentativas", En: "when the head finally reaches the DLQ it carries the tokens of every attempt"}},
+		},
 		Arms: []Arm{
 			{Variant: "correct", Says: correctSays, Checks: []Check{
 				noViolation(),

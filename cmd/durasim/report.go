@@ -64,13 +64,21 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s %-22s %d/%d checks\n", mark, b.Scenario.Name, held, total)
 	}
-	fmt.Fprintf(stdout, "wrote %d files (%d scenarios, %d languages) to %s in %.1fs\n",
-		len(files), len(built), len(langs), *out, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s (%s, %s) to %s in %.1fs\n", counted(len(files), "file"),
+		counted(len(built), "scenario"), counted(len(langs), "language"), *out, time.Since(start).Seconds())
 	if failed > 0 {
-		fmt.Fprintf(stdout, "%d scenario(s) do not hold: see their reports\n", failed)
+		fmt.Fprintf(stdout, "%s do not hold: see their reports\n", counted(failed, "scenario"))
 		return errViolation
 	}
 	return nil
+}
+
+// counted is n and its noun, plural unless n is 1: "1 scenario", "2 files".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // buildAll builds the scenarios on every core; the result keeps the
