@@ -237,17 +237,15 @@ func start(dir, owner string, tied bool) (s *Server, err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %v", err)
 	}
-	s = &Server{dir: dir, cmd: cmd, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-	defer func() {
-		if err != nil {
-			_ = s.kill()
-		}
-	}()
-	if err := s.waitReady(logPath); err != nil {
+	srv := &Server{dir: dir, cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(srv.exited) }()
+	if err := srv.waitReady(logPath); err != nil {
+		// srv, not the named result: "return nil, err" has set s to nil
+		// by the time a deferred cleanup would run.
+		_ = srv.kill()
 		return nil, err
 	}
-	return s, nil
+	return srv, nil
 }
 
 // waitReady polls until the server accepts connections, then creates the
