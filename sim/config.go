@@ -69,7 +69,7 @@ func DefaultConfig() Config {
 		Variant:    "correct",
 		Model:      model.DefaultConfig(),
 		Swarm:      true,
-		MaxFaults:  12,
+		MaxFaults:  16, // 14 fault kinds share it
 		ArrivalGap: 250 * model.Millisecond,
 		DrainLimit: 2 * 60 * 60_000 * model.Millisecond,
 	}

@@ -12,8 +12,9 @@ import (
 // Swarm testing applies to the configuration too, as TigerBeetle's VOPR
 // draws its options per seed: besides its faults, a swarm seed may run a
 // strictly ordered queue, a short outbox retention (so pruning happens
-// under load), a long horizon (arrivals spread over minutes), a small
-// attempt ceiling, or a per-tenant reprocess limit of one. Each option
+// under load), a long horizon (arrivals spread over minutes), a small or a
+// large attempt ceiling, a per-tenant reprocess limit of one, or plain
+// exponential or fixed backoff. Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -25,6 +26,7 @@ type swarmOptions struct {
 	gapFactor    int64      // 1: the default arrival gap
 	maxAttempts  int32      // 0: the default
 	reprocessCap int32      // 0: the default
+	backoff      model.Strategy
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -38,9 +40,10 @@ func drawOptions(seed uint64) swarmOptions {
 	short := r.Chance(250_000)
 	retention := model.Time(2+r.Int64N(19)) * model.Time(scheduler.Second)
 	horizon := r.IntN(40)
-	few := r.Chance(125_000)
-	attempts := int32(1 + r.IntN(2))
+	attemptsDraw := r.IntN(8)
+	few, many := int32(1+r.IntN(2)), int32(6+r.IntN(5))
 	oneReprocess := r.Chance(250_000)
+	strategy := r.IntN(10)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -53,11 +56,20 @@ func drawOptions(seed uint64) swarmOptions {
 	default:
 		o.gapFactor = 1
 	}
-	if few {
-		o.maxAttempts = attempts
+	switch attemptsDraw {
+	case 0:
+		o.maxAttempts = few // dead letters at a lease, budgets barely touched
+	case 1:
+		o.maxAttempts = many // long retry chains: backoff caps, spent budgets
 	}
 	if oneReprocess {
 		o.reprocessCap = 1
+	}
+	switch strategy {
+	case 0:
+		o.backoff = model.Exponential
+	case 1:
+		o.backoff = model.Fixed
 	}
 	return o
 }
@@ -79,6 +91,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	}
 	if o.reprocessCap > 0 && cfg.Model.Reprocess.Capacity == d.Model.Reprocess.Capacity {
 		cfg.Model.Reprocess.Capacity = o.reprocessCap
+	}
+	if o.backoff != d.Model.Retry.Strategy && cfg.Model.Retry.Strategy == d.Model.Retry.Strategy {
+		cfg.Model.Retry.Strategy = o.backoff
 	}
 	return cfg
 }
@@ -102,6 +117,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.Reprocess.Capacity != d.Model.Reprocess.Capacity {
 		parts = append(parts, "reprocess-limit="+strconv.Itoa(int(cfg.Model.Reprocess.Capacity)))
+	}
+	if cfg.Model.Retry.Strategy != d.Model.Retry.Strategy {
+		parts = append(parts, "backoff="+cfg.Model.Retry.Strategy.String())
 	}
 	return strings.Join(parts, " ")
 }
