@@ -112,6 +112,27 @@ func TestBreaker(t *testing.T) {
 	})
 }
 
+// TestBreakerWindow: the reference counts the last Window outcomes, not
+// all of them. With a window of 4 and a threshold of 3 failures in 4, two
+// successes then three failures open the breaker at the fifth outcome
+// (3/4 in the window; 3/5 overall would not).
+func TestBreakerWindow(t *testing.T) {
+	cfg := cfgWith(func(c *model.Config) {
+		c.Breaker = model.BreakerConfig{Window: 4, MinSamples: 4, ThresholdPPM: 750_000, Cooldown: 30 * sec, Canaries: 1}
+	})
+	// #1..#46: j1 and j2 succeed; #47..#57: j3, j4 and j5 fail.
+	failing := cat(clean(1, 1, 1), clean(2, 2, 5), one(enqueue(3), enqueue(4), enqueue(5), lease(3, 3, 1), lease(4, 4, 1), lease(5, 5, 1),
+		failed(3, 3, model.CodeTransient), retry(3, 3, 1, 0), failed(4, 4, model.CodeTransient), retry(4, 4, 1, 0), failed(5, 5, model.CodeTransient)))
+	opens := cat(failing, one(breakerTo(model.Open), retry(5, 5, 1, 0)),
+		from(30058*ms, cat(one(breakerTo(model.HalfOpen), lease(3, 6, 2)), closing(3, 6, 9), one(lease(4, 7, 2)), rest(4, 7, 13),
+			one(lease(5, 8, 2)), rest(5, 8, 17), delivered(3, 9))...))
+	runOracle(t, Breaker, []fixture{
+		{name: "old successes slide out of the window", cfg: cfg, history: opens, final: succeeded(1, 2, 3, 4, 5)},
+		{name: "no open when the window says so", cfg: cfg, history: cat(failing, one(retry(5, 5, 1, 0))),
+			want: []want{{5, []uint64{56, 58}, "breaker should have gone open at this outcome: the history counts 3 failures in the last 4 outcomes"}}},
+	})
+}
+
 func TestBreakerBugs(t *testing.T) {
 	one1, two := breakerCfg(1), breakerCfg(2)
 	runBugs(t, []bugCase{

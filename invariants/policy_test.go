@@ -293,8 +293,13 @@ func TestPolicyResumed(t *testing.T) {
 // TestPolicyCheckpointed: checkpointed.
 func TestPolicyCheckpointed(t *testing.T) {
 	noReview := cat(one(enqueue(1), lease(1, 1, 1)), stages(1, 1, 1)[:6], one(ack(1, 1)))
+	// The dual-write variant's result has no outbox row: its write counts.
+	written := cat(one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, ingest), publish(1, ingest, 1), apply(1, ingest, 1), advance(1, 1, extract)),
+		failDead(1, 1, model.CodePermanentError))
+	direct := Final{Rows: []model.OutboxRow{{EventID: 1, Key: key(1), Stage: ingest, Tenant: "acme", Job: 1, Published: true}}}
 	runOracle(t, NothingLost, []fixture{
 		{name: "each stage committed before the checkpoint passes it", history: clean(1, 1, 1), final: succeeded(1)},
+		{name: "a stage written directly before the checkpoint passes it", history: written, final: direct},
 		{name: "an advance past an uncommitted stage",
 			history: one(enqueue(1), lease(1, 1, 1), advance(1, 1, extract)), undrained: true,
 			want: []want{{1, []uint64{2, 3}, "j1 advance past stage ingest, whose result was never committed under key acme:d1:v1"}}},
