@@ -39,6 +39,11 @@ func breakerTo(st model.BreakerState) model.Event {
 	return model.Event{Kind: model.EvBreaker, Actor: simActor, Text: "state=" + st.String(), OK: true}
 }
 
+// withN and withN2 set an event's kind-specific numbers.
+func withN(n model.Time, e model.Event) model.Event { e.N = n; return e }
+
+func withN2(n2 int64, e model.Event) model.Event { e.N2 = n2; return e }
+
 // pay sets the payload hash a request carried (enqueue and commit).
 func pay(p uint64, e model.Event) model.Event { e.Payload = p; return e }
 

@@ -126,7 +126,21 @@ func TestLivenessBugs(t *testing.T) {
 	spentBefore := cat(one(enqueue(1), lease(1, 1, 1)), failDead(1, 1, model.CodePermanentError), one(redrive(1)), spentFrom(1, 2),
 		one(crash(1, 4), q), from(30014*ms, expiredLease(1, 4, 3), by(w1, dlqOf(1, model.CodeMaxAttemptsExceeded, 3, 0)),
 			exhaustedAt(1, 4, 3, model.CodeMaxAttemptsExceeded)))
+	// Reprocessed during the faults (the simulator's operator reprocesses
+	// poison jobs at once); three crashes spend the new job's attempts, and
+	// the redelivery after the faults stopped finds none left.
+	v2 := func(evs ...model.Event) []model.Event { return retag(evs, "acme", "acme:d1:v2") }
+	crashedOut := cat(one(enqueue(1), lease(1, 1, 1)), failDead(1, 1, model.CodePoisonSchema), one(reprocessed(2), reprocess(1, 2, "op-ana")),
+		v2(lease(2, 2, 1), crash(2, 2)), v2(from(30008*ms, expiredLease(2, 2, 1), lease(2, 3, 2), crash(2, 3))...),
+		v2(from(60011*ms, expiredLease(2, 3, 2), lease(2, 4, 3), crash(2, 4))...), one(at(60014*ms, q)),
+		v2(from(90014*ms, expiredLease(2, 4, 3), by(w1, dlqOf(2, model.CodeMaxAttemptsExceeded, 3, 0)),
+			exhaustedAt(2, 4, 3, model.CodeMaxAttemptsExceeded))...))
 	runBugs(t, []bugCase{
+		{bug: "finishRevived: a job reprocessed while the faults were on (the simulator's operator reprocesses poison at once) whose " +
+			"attempts three crashes spent is dead-lettered at the first lease after the faults stopped, and reported: crashes before " +
+			"the quiesce are no excuse. Same cause as the next case; crash-loop documents (issue 10) would make it routine",
+			inv: OperatorActions, fixture: fixture{name: "reprocessed during the faults, crashed out after them", history: crashedOut,
+				final: reprocessAudit(1, 2)}},
 		{bug: "finishRevived: a job redriven while the faults were on, whose attempts the faults spent, is dead-lettered at the first " +
 			"lease after they stopped; the check reports it because its end came after the quiesce. It should judge jobs revived after the " +
 			"faults stopped (shadow.revivedLate is recorded and never read), or only failures after the quiesce",

@@ -9,10 +9,6 @@ import (
 // Fixtures of the shadow account's own numbers (shadow.go) and of the
 // lease checks that use them (fencing.go: expired, refusal).
 
-func withN(n model.Time, e model.Event) model.Event { e.N = n; return e }
-
-func withN2(n2 int64, e model.Event) model.Event { e.N2 = n2; return e }
-
 // TestShadowDeadline: expectDeadline.
 func TestShadowDeadline(t *testing.T) {
 	minute := 60 * sec
