@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/durasim/durasim/model"
@@ -39,47 +40,47 @@ func (s *Suite) agreeJob(v *finalView, mj *model.Job, out *violations) {
 		}
 		return
 	}
-	bad := func(field string, got, want any) {
-		out.add(Consistency, mj.ID, fmt.Sprintf("%v %s is %v in the final state, %v by the history", mj.ID, field, got, want), j.lastSeq)
+	bad := func(field string, got, want any, seq uint64) {
+		out.add(Consistency, mj.ID, fmt.Sprintf("%v %s is %v in the final state, %v by the history", mj.ID, field, got, want), seq)
 	}
 	if mj.State != j.state {
-		bad("state", mj.State, j.state)
+		bad("state", mj.State, j.state, j.lastSeq)
 	}
 	if !v.f.Full {
 		return
 	}
 	if mj.Key != j.key || mj.Tenant != j.tenant || int64(mj.Version) != j.version {
-		bad("identity", fmt.Sprintf("%s/%s/v%d", mj.Tenant, mj.Key, mj.Version), fmt.Sprintf("%s/%s/v%d", j.tenant, j.key, j.version))
-	}
-	if mj.Attempt != j.sh.attempts {
-		bad("attempt", mj.Attempt, j.sh.attempts)
-	}
-	if mj.Fence != j.lease.fence {
-		bad("fence", mj.Fence, j.lease.fence)
-	}
-	if want := j.checkpointNow(); mj.Stage != want {
-		bad("checkpoint", mj.Stage, want)
-	}
-	if mj.RedriveCount != j.sh.redrives {
-		bad("redrive count", mj.RedriveCount, j.sh.redrives)
-	}
-	if mj.TokensSpent != j.work.tokens {
-		bad("tokens spent", mj.TokensSpent, j.work.tokens)
-	}
-	if j.deadline > 0 && mj.DeadlineAt != j.deadline {
-		bad("deadline", millis(mj.DeadlineAt), millis(j.deadline))
-	}
-	if mj.VisibleAt != j.sh.visibleAt {
-		bad("visible-at", millis(mj.VisibleAt), millis(j.sh.visibleAt))
-	}
-	if j.lease.fence != 0 && mj.LeaseUntil != j.lease.until {
-		bad("lease end", millis(mj.LeaseUntil), millis(j.lease.until))
-	}
-	if mj.Origin != j.sh.origin {
-		bad("origin", mj.Origin, j.sh.origin)
+		bad("identity", fmt.Sprintf("%s/%s/v%d", mj.Tenant, mj.Key, mj.Version), fmt.Sprintf("%s/%s/v%d", j.tenant, j.key, j.version), j.enqSeq)
 	}
 	if mj.PayloadHash != j.payload {
-		bad("payload", fmt.Sprintf("%016x", mj.PayloadHash), fmt.Sprintf("%016x", j.payload))
+		bad("payload", fmt.Sprintf("%016x", mj.PayloadHash), fmt.Sprintf("%016x", j.payload), j.enqSeq)
+	}
+	if mj.Attempt != j.sh.attempts {
+		bad("attempt", mj.Attempt, j.sh.attempts, j.lease.seq)
+	}
+	if mj.Fence != j.lease.fence {
+		bad("fence", mj.Fence, j.lease.fence, j.lease.seq)
+	}
+	if j.lease.fence != 0 && mj.LeaseUntil != j.lease.until {
+		bad("lease end", millis(mj.LeaseUntil), millis(j.lease.until), max(j.lease.seq, j.lease.beat))
+	}
+	if want := j.checkpointNow(); mj.Stage != want {
+		bad("checkpoint", mj.Stage, want, cmp.Or(j.sh.checkSeq, j.countSeq()))
+	}
+	if mj.RedriveCount != j.sh.redrives {
+		bad("redrive count", mj.RedriveCount, j.sh.redrives, j.sh.revived)
+	}
+	if mj.TokensSpent != j.work.tokens {
+		bad("tokens spent", mj.TokensSpent, j.work.tokens, j.work.seq)
+	}
+	if j.deadline > 0 && mj.DeadlineAt != j.deadline {
+		bad("deadline", millis(mj.DeadlineAt), millis(j.deadline), j.deadlineSeq())
+	}
+	if mj.VisibleAt != j.sh.visibleAt {
+		bad("visible-at", millis(mj.VisibleAt), millis(j.sh.visibleAt), j.sh.visSeq)
+	}
+	if mj.Origin != j.sh.origin {
+		bad("origin", mj.Origin, j.sh.origin, j.sh.revived)
 	}
 }
 
@@ -99,32 +100,28 @@ func (s *Suite) agreeRows(v *finalView, out *violations) {
 	n := 0
 	v.f.eachRow(func(r *model.OutboxRow) {
 		n++
-		id := r.EventID
-		pruned := int(id) < len(s.prunedSet) && s.prunedSet[id]
-		if r.Pruned != pruned {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v pruned is %v in the final state, %v by the history", id, r.Pruned, pruned))
+		id, h := r.EventID, s.rowAt(r.EventID)
+		if pruned := h.pruneSeq != 0; r.Pruned != pruned {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v pruned is %v in the final state, %v by the history", id, r.Pruned, pruned), h.pruneSeq)
 		}
-		if id < t.base { // retired: committed, published, marked and applied
-			if !r.Published {
-				out.add(Consistency, r.Job, fmt.Sprintf("%v is not published in the final state, but the history marked it", id))
-			}
-			return
-		}
-		var o outboxEvent
-		if id < t.end {
+		var o outboxEvent // the live account, for a message naming the history's row
+		if id >= t.base && id < t.end {
 			o = t.live[id-t.base]
 		}
-		direct := o.commit == 0 && o.publish != 0 // a dual write, born published
-		if o.commit == 0 && !direct {
+		if h.sig == 0 {
 			out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
 			return
 		}
-		if o.key != "" && (r.Key != o.key || r.Stage != o.stage || r.Job != o.job) {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v is %v %s stage=%v in the final state, %v %s stage=%v by the history",
-				id, r.Job, r.Key, r.Stage, o.job, o.key, o.stage), o.commit)
+		if rowSig(r.Key, r.Stage, r.Job) != h.sig {
+			what := "another key, stage or job"
+			if o.key != "" {
+				what = fmt.Sprintf("%v %s stage=%v", o.job, o.key, o.stage)
+			}
+			out.add(Consistency, r.Job, fmt.Sprintf("%v is %v %s stage=%v in the final state, %s by the history",
+				id, r.Job, r.Key, r.Stage, what), h.sigSeq)
 		}
-		if want := o.mark != 0 || direct; r.Published != want {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v published is %v in the final state, %v by the history", id, r.Published, want), o.commit, o.mark)
+		if want := h.markedAt != 0; r.Published != want {
+			out.add(Consistency, r.Job, fmt.Sprintf("%v published is %v in the final state, %v by the history", id, r.Published, want), h.sigSeq, h.markSeq)
 		}
 	})
 	if committed := int(max(t.end, t.base)) - 1; n < committed {

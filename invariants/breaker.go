@@ -23,6 +23,7 @@ type breakerRef struct {
 	seq         uint64             // that announcement
 	openedAt    model.Time
 	halfAt      model.Time
+	halfSeq     uint64 // the half-open announcement
 	halfLeases  int32
 	halfAcks    int32
 	pending     uint64 // an outcome-driven announcement not yet judged
@@ -72,7 +73,7 @@ func (s *Suite) breakerEvent(e *model.Event) {
 			s.report(Breaker, 0, fmt.Sprintf("breaker half-open at %s, %s after it opened: before the cool-down of %s",
 				millis(e.At), millis(e.At-b.openedAt), millis(c.Cooldown)), b.seq, e.Seq)
 		}
-		b.halfAt, b.halfLeases, b.halfAcks = e.At, 0, 0
+		b.halfAt, b.halfSeq, b.halfLeases, b.halfAcks = e.At, e.Seq, 0, 0
 	case from == model.Closed && to == model.Open, from == model.HalfOpen && to == model.Open,
 		from == model.HalfOpen && to == model.Closed:
 		b.pending, b.pendingTo, b.pendingFrom = e.Seq, to, from
@@ -112,18 +113,34 @@ func (s *Suite) breakerOutcome(e *model.Event, failed bool) {
 	if c.Window <= 0 {
 		return
 	}
+	from := s.stateBefore()
 	want, to := s.dueTransition(failed)
+	why, proof := b.explain(), b.lastSeq
+	if from == model.HalfOpen {
+		why, proof = fmt.Sprintf("%d of the %d canaries it needs succeeded since it went half-open", b.halfAcks, c.Canaries), b.halfSeq
+		if failed {
+			why = "a canary failed"
+		}
+	}
 	if b.pending != 0 && (!want || to != b.pendingTo) {
-		s.report(Breaker, e.Job, fmt.Sprintf("breaker went %v at this outcome, but %s", b.pendingTo, b.explain()), b.pending, e.Seq)
+		s.report(Breaker, e.Job, fmt.Sprintf("breaker went %v at this outcome, but %s", b.pendingTo, why), proof, b.pending, e.Seq)
 	}
 	if want && (b.pending == 0 || to != b.pendingTo) {
-		s.report(Breaker, e.Job, fmt.Sprintf("breaker should have gone %v at this outcome: %s", to, b.explain()), b.lastSeq, e.Seq)
+		s.report(Breaker, e.Job, fmt.Sprintf("breaker should have gone %v at this outcome: %s", to, why), proof, e.Seq)
 		b.clearWindow() // once: the next report needs a window of its own
 	}
 	if want && to == model.Closed {
 		b.clearWindow()
 	}
 	b.pending, b.lastSeq = 0, e.Seq
+}
+
+// finishBreaker judges a transition announced after the last outcome:
+// every transition but to half-open comes with the outcome that caused it.
+func (s *Suite) finishBreaker(out *violations) {
+	if b := &s.brk; b.pending != 0 {
+		out.add(Breaker, 0, fmt.Sprintf("breaker went %v with no attempt outcome to cause it", b.pendingTo), b.lastSeq, b.pending)
+	}
 }
 
 // dueTransition feeds the outcome to the reference and says whether the

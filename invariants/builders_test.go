@@ -1,7 +1,6 @@
 package invariants
 
 import (
-	"os"
 	"slices"
 	"testing"
 
@@ -206,24 +205,21 @@ func wholeIsClean(t *testing.T, c fixture) {
 	}
 }
 
-// bugCase is a fixture a check gets wrong today: a false positive (want
+// regression is a fixture a check gets wrong today: a false positive (want
 // is empty: the history is legitimate and must be clean), a false negative
 // or a message that does not name the events proving it.
-type bugCase struct {
+type regression struct {
 	bug string
 	inv string
 	fixture
 }
 
-// runBugs skips each bug's fixture, naming the bug, unless DURASIM_BUGS
-// is set: then they run, and fail until the check is fixed.
-func runBugs(t *testing.T, cases []bugCase) {
+// runRegressions runs fixtures of histories a check once got wrong (each says
+// how): the fixture holds it to the fix.
+func runRegressions(t *testing.T, cases []regression) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if os.Getenv("DURASIM_BUGS") == "" {
-				t.Skip("BUG: " + c.bug)
-			}
 			if len(c.want) == 0 {
 				wholeIsClean(t, c.fixture)
 				return
@@ -262,4 +258,14 @@ func envIn(f *Final, id model.JobID) *model.Envelope {
 		}
 	}
 	panic("no such DLQ entry in the fixture")
+}
+
+// seqOfEvent is the seq of the first event of kind about outbox event id.
+func seqOfEvent(h []model.Event, kind model.EventKind, id model.EventID) uint64 {
+	for _, e := range h {
+		if e.Kind == kind && e.EventID == id {
+			return e.Seq
+		}
+	}
+	return 0
 }

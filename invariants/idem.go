@@ -150,14 +150,75 @@ func (s *Suite) skipped(e *model.Event) {
 	s.report(NothingLost, e.Job, fmt.Sprintf("%v (%v stage=%v) skipped as a duplicate, but it was never applied", e.EventID, e.Job, e.Stage), e.Seq)
 }
 
+// rowRec is what the history says about one outbox row, kept for every
+// event id (the per-event table retires complete events): who it belongs
+// to, as a signature of its key, stage and job, when the relay marked it,
+// and its prune.
+type rowRec struct {
+	sig      uint64     // rowSig of its first commit (or direct publish); 0: none
+	sigSeq   uint64     // that commit or publish
+	markedAt model.Time // +1: a mark at time 0 still reads as marked; 0: never marked
+	markSeq  uint64
+	pruneSeq uint64
+}
+
+// row returns the record of event id, growing the table; nil for a bogus id.
+func (s *Suite) row(id model.EventID) *rowRec {
+	if id <= 0 || int(id) > len(s.rows)+maxJump {
+		return nil
+	}
+	if int(id) >= len(s.rows) {
+		s.rows = growRows(s.rows, int(id)+1)
+	}
+	return &s.rows[id]
+}
+
+// rowAt returns the record of event id if the table has one.
+func (s *Suite) rowAt(id model.EventID) rowRec {
+	if id > 0 && int(id) < len(s.rows) {
+		return s.rows[id]
+	}
+	return rowRec{}
+}
+
+// rowSig folds a row's key, stage and job into one word: a row read back
+// under another key, stage or job has another signature.
+func rowSig(key string, st model.Stage, job model.JobID) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint64(key[i])) * 1099511628211
+	}
+	h = (h ^ uint64(st)) * 1099511628211
+	return (h^uint64(job))*1099511628211 | 1 // never 0
+}
+
+// signRow records the identity of a committed or directly published row.
+func (s *Suite) signRow(e *model.Event) {
+	if r := s.row(e.EventID); r != nil && r.sig == 0 && e.OK {
+		r.sig, r.sigSeq = rowSig(e.Key, e.Stage, e.Job), e.Seq
+	}
+}
+
+// directPublish records a row born published (a dual write's): the
+// publish is its mark.
+func (s *Suite) directPublish(e *model.Event) {
+	o, retired := s.event(e.EventID)
+	if retired || o == nil || o.commit != 0 {
+		return
+	}
+	if r := s.row(e.EventID); r != nil && r.markedAt == 0 {
+		s.signRow(e)
+		r.markedAt, r.markSeq = e.At+1, e.Seq
+	}
+}
+
 // marked checks a relay's mark: the row's event was published first.
 func (s *Suite) marked(e *model.Event) {
 	if !e.OK || e.EventID <= 0 {
 		return
 	}
-	s.markedAt = growTimes(s.markedAt, int(e.EventID)+1)
-	if s.markedAt[e.EventID] == 0 {
-		s.markedAt[e.EventID] = e.At + 1 // +1: a mark at time 0 still reads as marked
+	if r := s.row(e.EventID); r != nil && r.markedAt == 0 {
+		r.markedAt, r.markSeq = e.At+1, e.Seq
 	}
 	o, retired := s.event(e.EventID)
 	if retired || o != nil && o.publish != 0 {
@@ -179,27 +240,25 @@ func (s *Suite) pruned(e *model.Event) {
 	if !e.OK {
 		return
 	}
-	var at model.Time
-	if e.EventID > 0 && int(e.EventID) < len(s.markedAt) {
-		at = s.markedAt[e.EventID]
+	r := s.row(e.EventID)
+	if r == nil {
+		return
 	}
-	switch {
+	r.pruneSeq = e.Seq
+	switch at := r.markedAt; {
 	case at == 0:
 		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned from the outbox before it was marked published", e.EventID), e.Seq)
 	case s.cfg.Model.Retention > 0 && e.At-(at-1) < s.cfg.Model.Retention:
 		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned %s after it was marked published, before the retention of %s",
-			e.EventID, millis(e.At-(at-1)), millis(s.cfg.Model.Retention)), e.Seq)
+			e.EventID, millis(e.At-(at-1)), millis(s.cfg.Model.Retention)), r.markSeq, e.Seq)
 	}
 }
 
-func growTimes(b []model.Time, n int) []model.Time {
-	if n <= len(b) {
-		return b
-	}
+func growRows(b []rowRec, n int) []rowRec {
 	if n <= cap(b) {
 		return b[:n] // past len the array is zero (see Reset)
 	}
-	nb := make([]model.Time, n, max(n, 2*cap(b), 64))
+	nb := make([]rowRec, n, max(n, 2*cap(b), 64))
 	copy(nb, b)
 	return nb
 }

@@ -160,18 +160,18 @@ func TestIdemPruned(t *testing.T) {
 		// The message names only the prune; TestIdemBugs wants the mark too.
 		{name: "pruned before the retention passed",
 			history: cat(clean(1, 1, 1), one(at(sec, prune(1, 1)))), final: succeeded(1),
-			want: []want{{1, []uint64{24}, "e1 pruned 987ms after it was marked published, before the retention of 600000ms"}}},
+			want: []want{{1, []uint64{13, 24}, "e1 pruned 987ms after it was marked published, before the retention of 600000ms"}}},
 	})
 }
 
-func TestIdemBugs(t *testing.T) {
+func TestIdemRegressions(t *testing.T) {
 	retention := testCfg.Model.Retention
 	// Dual write (a naive variant): the row is born published, and the
 	// worker's direct publish is its only publication.
 	direct := one(enqueue(1), lease(1, 1, 1), dbWriteEv(1, ingest), publish(1, ingest, 1), apply(1, ingest, 1),
 		failed(1, 1, model.CodePermanentError), dlqOf(1, model.CodePermanentError, 1, 0), dead(1, 1, model.CodePermanentError),
 		at(4*ms+retention, prune(1, 1)))
-	runBugs(t, []bugCase{
+	runRegressions(t, []regression{
 		{bug: "pruned: the violation names the prune only; the mark that started the retention (and proves it did not pass) is not named",
 			inv: NothingLost, fixture: fixture{name: "pruned before the retention passed names the mark",
 				history: cat(clean(1, 1, 1), one(at(sec, prune(1, 1)))), final: succeeded(1),

@@ -149,9 +149,10 @@ func nonEmpty(rs ...reason) []reason {
 }
 
 // finishRevived checks, after a drained run, that a job an operator
-// brought back (redriven, or created by a reprocess) and that ended after
-// the faults stopped ended succeeded — unless a failure since its revival
-// was permanent or a provider's 429.
+// brought back (redriven, or created by a reprocess) after the faults
+// stopped ended succeeded — unless a failure since its revival was
+// permanent or a provider's 429. (A job brought back while faults still
+// struck may have spent its new attempts on them.)
 func (s *Suite) finishRevived(out *violations) {
 	if !s.drained || s.g.quiesce == 0 {
 		return
@@ -161,7 +162,7 @@ func (s *Suite) finishRevived(out *violations) {
 		if !j.enqueued || j.sh.revived == 0 || j.state == model.Succeeded || j.sh.excuse != 0 {
 			continue
 		}
-		if j.endSeq > s.g.quiesce {
+		if j.sh.revivedLate {
 			out.add(OperatorActions, model.JobID(id), fmt.Sprintf("%v, brought back by an operator, ended %v after the faults stopped, with no permanent failure since",
 				model.JobID(id), j.state), j.sh.revived, s.g.quiesce, j.endSeq)
 		}

@@ -117,7 +117,7 @@ func reprocessedFinal() Final {
 
 func withAudit(f, audit Final) Final { f.Audit = audit.Audit; return f }
 
-func TestLivenessBugs(t *testing.T) {
+func TestLivenessRegressions(t *testing.T) {
 	q := phase("quiesce")
 	// Redriven during the faults; transient failures and a crash spend its
 	// attempts before they stop, and the redelivery after they stopped
@@ -135,7 +135,7 @@ func TestLivenessBugs(t *testing.T) {
 		v2(from(60011*ms, expiredLease(2, 3, 2), lease(2, 4, 3), crash(2, 4))...), one(at(60014*ms, q)),
 		v2(from(90014*ms, expiredLease(2, 4, 3), by(w1, dlqOf(2, model.CodeMaxAttemptsExceeded, 3, 0)),
 			exhaustedAt(2, 4, 3, model.CodeMaxAttemptsExceeded))...))
-	runBugs(t, []bugCase{
+	runRegressions(t, []regression{
 		{bug: "finishRevived: a job reprocessed while the faults were on (the simulator's operator reprocesses poison at once) whose " +
 			"attempts three crashes spent is dead-lettered at the first lease after the faults stopped, and reported: crashes before " +
 			"the quiesce are no excuse. Same cause as the next case; crash-loop documents (issue 10) would make it routine",

@@ -17,8 +17,9 @@ import (
 type expected uint8
 
 const (
-	expectRetry expected = iota // retry, or cancel if the deadline may pass
-	expectDead                  // dead letter with the reason given
+	expectRetry  expected = iota // retry, or cancel if the deadline may pass
+	expectDead                   // dead letter with the reason given
+	expectCancel                 // cancel at once (the failure says the deadline passed)
 )
 
 // policyOutcome is what the policy must decide for a failure with code,
@@ -27,6 +28,8 @@ func (s *Suite) policyOutcome(j *job, code model.Code) (expected, model.Code) {
 	switch {
 	case permanent(code):
 		return expectDead, code
+	case code == model.CodeDeadlineExceeded:
+		return expectCancel, code
 	case s.cfg.Model.MaxAttempts > 0 && j.sh.attempts >= s.cfg.Model.MaxAttempts:
 		return expectDead, model.CodeMaxAttemptsExceeded
 	case s.cfg.Model.TokenBudget > 0 && j.work.tokens >= s.cfg.Model.TokenBudget:
@@ -96,6 +99,8 @@ func (s *Suite) retryPolicy(e *model.Event, j *job) {
 	case permanent(f.code) && !permanent(e.Code):
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after a permanent failure (%v, recorded as %v): it belongs in the DLQ on the first attempt",
 			e.Job, f.code, e.Code), f.seq, e.Seq)
+	case f.code == model.CodeDeadlineExceeded:
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried after its deadline passed (%v): the policy cancels it", e.Job, f.code), f.seq, e.Seq)
 	case s.cfg.Model.TokenBudget > 0 && j.work.tokens >= s.cfg.Model.TokenBudget:
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v retried with %d of its %d tokens spent", e.Job, j.work.tokens, s.cfg.Model.TokenBudget),
 			j.work.seq, e.Seq)
@@ -148,7 +153,11 @@ func (s *Suite) cancelPolicy(e *model.Event, j *job) {
 	}
 	s.breakerOutcome(e, true)
 	j.decide(e)
-	if out, reason := s.policyOutcome(j, f.code); out == expectDead {
+	out, reason := s.policyOutcome(j, f.code)
+	if out == expectCancel {
+		return
+	}
+	if out == expectDead {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v cancelled after %v on attempt %d: the policy dead-letters it (%v)",
 			e.Job, f.code, j.sh.attempts, reason), f.seq, e.Seq)
 		return
@@ -172,9 +181,14 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 		j.decide(e)
 		why = f.seq
 		var out expected
-		if out, want = s.policyOutcome(j, f.code); out == expectRetry {
+		switch out, want = s.policyOutcome(j, f.code); out {
+		case expectRetry:
 			s.report(BoundedRetries, e.Job, fmt.Sprintf("%v dead-lettered after %v on attempt %d of %d with budget left: the policy retries it",
 				e.Job, f.code, j.sh.attempts, s.cfg.Model.MaxAttempts), f.seq, e.Seq)
+		case expectCancel:
+			s.report(BoundedRetries, e.Job, fmt.Sprintf("%v dead-lettered after %v: the policy cancels it, it never goes to the DLQ",
+				e.Job, f.code), f.seq, e.Seq)
+			want = model.CodeNone
 		}
 	} else if want == model.CodeNone {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v dead-lettered at a lease after attempt %d of %d, with no failure and budget left",
@@ -307,5 +321,7 @@ func (s *Suite) checkpointed(e *model.Event, j *job) {
 			break
 		}
 	}
-	j.sh.checkpoint = max(j.sh.checkpoint, next)
+	if next > j.sh.checkpoint {
+		j.sh.checkpoint, j.sh.checkSeq = next, e.Seq
+	}
 }

@@ -312,8 +312,8 @@ func TestPolicyCheckpointed(t *testing.T) {
 // (model.Decide: a WorkError with CodeDeadlineExceeded is cancelled at
 // once, whatever the attempts or the deadline). The oracle's policy does
 // not know that class.
-func TestPolicyBugs(t *testing.T) {
-	runBugs(t, []bugCase{
+func TestPolicyRegressions(t *testing.T) {
+	runRegressions(t, []regression{
 		{bug: "cancelPolicy: a failure of the cancelled class (CodeDeadlineExceeded, model.Classify) is cancelled at once by model.Decide, " +
 			"but policyOutcome treats it as transient: a legitimate cancel is reported as 'any retry would still start before its deadline'",
 			inv: BoundedRetries, fixture: fixture{name: "a deadline-exceeded failure cancelled",

@@ -21,6 +21,7 @@ type shadow struct {
 	visibleAt   model.Time  // no lease before this: the enqueue, a retry's delay, a redrive
 	visSeq      uint64      // the event that set visibleAt
 	checkpoint  model.Stage // the next stage to run, from the accepted advances
+	checkSeq    uint64      // the advance or ack that set it
 	resume      model.Stage // the checkpoint the current lease resumes from
 	resumeFence uint64      // the lease whose first work must start at resume (0: checked)
 	redrives    int32
@@ -58,7 +59,6 @@ type global struct {
 	asked    map[string]askedDeadline // key → the deadline its latest request asked for
 	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
 	quietAt  model.Time
-	drainSeq uint64 // the phase event that announced the drain
 }
 
 // msgRec is one broker message as the history tells it.
@@ -91,16 +91,10 @@ func (s *Suite) disagree(job model.JobID, msg string, seqs ...uint64) {
 	s.report(Consistency, job, msg, seqs...)
 }
 
-// phase follows the simulation's phases: when the faults stopped, and the
-// drain.
+// phase follows the simulation's phases: when the faults stopped.
 func (s *Suite) phase(e *model.Event) {
-	switch e.Text {
-	case "quiesce":
-		if s.g.quiesce == 0 {
-			s.g.quiesce, s.g.quietAt = e.Seq, e.At
-		}
-	case "drained":
-		s.g.drainSeq = e.Seq
+	if e.Text == "quiesce" && s.g.quiesce == 0 {
+		s.g.quiesce, s.g.quietAt = e.Seq, e.At
 	}
 }
 

@@ -30,8 +30,7 @@ type Suite struct {
 	g         global                  // the oracle's shared account: fences, messages, phases
 	brk       breakerRef              // circuit-breaker: the oracle's reference breaker
 	loose     map[string]*keyRecord   // idempotency: keys no enqueue owns
-	markedAt  []model.Time            // by event id: when the relay marked it (+1; 0: never)
-	prunedSet []bool                  // by event id: pruned from the outbox
+	rows      []rowRec                // by event id: each outbox row's identity, mark and prune
 	texts     map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
 	others    map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
 	excerpts  excerptIndex            // dlq-hygiene: windows of the strings handed out
@@ -80,8 +79,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.g.reset()
 	s.brk.reset(cfg.Model.Breaker)
 	s.loose = reuse.Map(s.loose)
-	s.markedAt = reuse.Slice(s.markedAt)
-	s.prunedSet = reuse.Slice(s.prunedSet)
+	s.rows = reuse.Slice(s.rows)
 	s.texts = reuse.Map(s.texts)
 	s.others = reuse.Map(s.others)
 	s.scratchChecked = reuse.Slice(s.scratchChecked)
@@ -142,6 +140,7 @@ func (s *Suite) Finish(f Final) []Violation {
 	s.finishHygiene(v, &out)
 	s.finishOperator(v, &out)
 	s.finishRevived(&out)
+	s.finishBreaker(&out)
 	s.finishConsistency(v, &out)
 	s.finishLiveness(v, &out)
 	v.f = Final{} // the scratch view must not keep the system alive
@@ -227,18 +226,18 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 	case model.EvCommit:
 		s.commit(e)
 		s.commitDecision(e, j)
+		s.signRow(e)
 	case model.EvDBWrite:
 		s.dbWrite(e)
 		s.wroteDirect(e, j)
 	case model.EvPublish:
 		s.publish(e)
 		s.published(e)
+		s.directPublish(e)
 	case model.EvMarkPublished:
 		s.marked(e)
 	case model.EvPrune:
 		s.pruned(e)
-		s.prunedSet = growTo(s.prunedSet, int(max(e.EventID, 0))+1)
-		s.prunedSet[max(e.EventID, 0)] = e.OK
 	case model.EvApply:
 		s.delivered(e)
 		s.applyOnce(e, j)
