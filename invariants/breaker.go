@@ -115,24 +115,36 @@ func (s *Suite) breakerOutcome(e *model.Event, failed bool) {
 	}
 	from := s.stateBefore()
 	want, to := s.dueTransition(failed)
-	why, proof := b.explain(), b.lastSeq
-	if from == model.HalfOpen {
-		why, proof = fmt.Sprintf("%d of the %d canaries it needs succeeded since it went half-open", b.halfAcks, c.Canaries), b.halfSeq
-		if failed {
-			why = "a canary failed"
+	wrong := b.pending != 0 && (!want || to != b.pendingTo)
+	missed := want && (b.pending == 0 || to != b.pendingTo)
+	if wrong || missed {
+		why, proof := s.breakerWhy(from, failed)
+		if wrong {
+			s.report(Breaker, e.Job, fmt.Sprintf("breaker went %v at this outcome, but %s", b.pendingTo, why), proof, b.pending, e.Seq)
 		}
-	}
-	if b.pending != 0 && (!want || to != b.pendingTo) {
-		s.report(Breaker, e.Job, fmt.Sprintf("breaker went %v at this outcome, but %s", b.pendingTo, why), proof, b.pending, e.Seq)
-	}
-	if want && (b.pending == 0 || to != b.pendingTo) {
-		s.report(Breaker, e.Job, fmt.Sprintf("breaker should have gone %v at this outcome: %s", to, why), proof, e.Seq)
-		b.clearWindow() // once: the next report needs a window of its own
+		if missed {
+			s.report(Breaker, e.Job, fmt.Sprintf("breaker should have gone %v at this outcome: %s", to, why), proof, e.Seq)
+			b.clearWindow() // once: the next report needs a window of its own
+		}
 	}
 	if want && to == model.Closed {
 		b.clearWindow()
 	}
 	b.pending, b.lastSeq = 0, e.Seq
+}
+
+// breakerWhy explains the reference's verdict and names the event that
+// proves it: the window's count in the closed state, the canaries (or the
+// failed one) since the half-open announcement.
+func (s *Suite) breakerWhy(from model.BreakerState, failed bool) (string, uint64) {
+	b := &s.brk
+	switch {
+	case from == model.HalfOpen && failed:
+		return "a canary failed", b.halfSeq
+	case from == model.HalfOpen:
+		return fmt.Sprintf("%d of the %d canaries it needs succeeded since it went half-open", b.halfAcks, s.cfg.Model.Breaker.Canaries), b.halfSeq
+	}
+	return b.explain(), b.lastSeq
 }
 
 // finishBreaker judges a transition announced after the last outcome:

@@ -28,13 +28,29 @@ const CanaryPrefix = "CANARY-"
 const excerptWindow = secretWindow
 
 // checked is a string the system handed out, where it was, and the event
-// that proves it (0: the final state).
+// that proves it (0: the final state). Where it was is named only when a
+// violation needs it: most runs report none, and building a name for
+// every string of every DLQ entry was most of the check's allocations.
 type checked struct {
-	where string
 	val   string
 	job   model.JobID
 	seq   uint64
-	final bool // read from the final state (events were judged as they came)
+	final bool   // read from the final state (events were judged as they came)
+	root  string // "DLQ entry", "audit entry", or an event kind's field ("commit event key")
+	field string // the field of a final-state entry, "" for an event's string
+	index int    // the element of a slice field, -1 for none
+}
+
+// where names the string's place: "DLQ entry of j3: SchemaPaths[0]".
+func (c *checked) where() string {
+	if c.field == "" {
+		return c.root
+	}
+	w := c.root + " of " + c.job.String() + ": " + c.field
+	if c.index >= 0 {
+		w += "[" + strconv.Itoa(c.index) + "]"
+	}
+	return w
 }
 
 // noteText remembers an event's text for the excerpt check, once per
@@ -73,80 +89,83 @@ func (s *Suite) handedOut(v *finalView) []checked {
 	out := s.scratchChecked[:0]
 	//det:sorted (by sortChecked below)
 	for text, t := range s.texts {
-		out = append(out, checked{where: t.kind.String() + " event text", val: text, job: t.job, seq: t.seq})
+		out = append(out, checked{root: t.kind.String() + " event text", val: text, job: t.job, seq: t.seq, index: -1})
 	}
 	//det:sorted (by sortChecked below)
 	for v, t := range s.others {
-		out = append(out, checked{where: t.kind.String() + " event " + t.what, val: v, job: t.job, seq: t.seq})
+		out = append(out, checked{root: t.kind.String() + " event " + t.what, val: v, job: t.job, seq: t.seq, index: -1})
 	}
 	sortChecked(out) // the maps' order is random; the seqs and fields are not
 	for id := range s.njobs {
 		if j := s.at(id); j.enqueued {
-			out = append(out, checked{where: "key", val: j.key, job: model.JobID(id), seq: j.enqSeq},
-				checked{where: "tenant", val: j.tenant, job: model.JobID(id), seq: j.enqSeq})
+			out = append(out, checked{root: "key", val: j.key, job: model.JobID(id), seq: j.enqSeq, index: -1},
+				checked{root: "tenant", val: j.tenant, job: model.JobID(id), seq: j.enqSeq, index: -1})
 		}
 	}
 	for i := range v.f.DLQ {
 		env := &v.f.DLQ[i]
-		n := len(out)
-		out = walkStrings(out, reflect.ValueOf(env).Elem(), "DLQ entry of "+env.Job.String()+":", env.Job)
-		for k := n; k < len(out); k++ {
-			out[k].seq, out[k].final = s.dlqSeqOf(env.Job), true
-		}
+		at := checked{root: "DLQ entry", job: env.Job, seq: s.dlqSeqOf(env.Job), final: true, index: -1}
+		out = walkStrings(out, reflect.ValueOf(env).Elem(), at)
 	}
 	for i := range v.f.Audit {
 		a := &v.f.Audit[i]
-		n := len(out)
-		out = walkStrings(out, reflect.ValueOf(a).Elem(), "audit entry of "+a.OldJob.String()+":", a.OldJob)
-		for k := n; k < len(out); k++ {
-			out[k].final = true
-		}
+		out = walkStrings(out, reflect.ValueOf(a).Elem(), checked{root: "audit entry", job: a.OldJob, final: true, index: -1})
 	}
 	s.scratchChecked = out
 	return out
 }
 
-// walkStrings appends every string reachable from v: fields, elements of
-// slices, arrays and maps (keys sorted by their text), through pointers and
-// interfaces. path names where the string is.
-func walkStrings(out []checked, v reflect.Value, path string, job model.JobID) []checked {
+// walkStrings appends every string reachable from v, placed as at says:
+// fields, elements of slices, arrays and maps (keys sorted by their text),
+// through pointers and interfaces.
+func walkStrings(out []checked, v reflect.Value, at checked) []checked {
 	switch v.Kind() {
 	case reflect.String:
 		if v.Len() > 0 {
-			out = append(out, checked{where: path, val: v.String(), job: job})
+			at.val = v.String()
+			out = append(out, at)
 		}
 	case reflect.Struct:
 		t := v.Type()
 		for i := range v.NumField() {
-			if t.Field(i).IsExported() {
-				out = walkStrings(out, v.Field(i), joinPath(path, t.Field(i).Name), job)
+			if f := t.Field(i); f.IsExported() {
+				in := at
+				in.field = joinField(at.field, f.Name)
+				out = walkStrings(out, v.Field(i), in)
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			out = walkStrings(out, v.Index(i), path+"["+strconv.Itoa(i)+"]", job)
+			in := at
+			if in.index >= 0 { // a slice in a slice: name the outer element
+				in.field += "[" + strconv.Itoa(in.index) + "]"
+			}
+			in.index = i
+			out = walkStrings(out, v.Index(i), in)
 		}
 	case reflect.Map:
 		keys := v.MapKeys()
 		sortValues(keys)
 		for _, k := range keys {
-			out = walkStrings(out, k, path+"{key}", job)
-			out = walkStrings(out, v.MapIndex(k), path+"["+fmt.Sprint(k.Interface())+"]", job)
+			in := at
+			in.field += "{" + fmt.Sprint(k.Interface()) + "}"
+			out = walkStrings(out, k, in)
+			out = walkStrings(out, v.MapIndex(k), in)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			out = walkStrings(out, v.Elem(), path, job)
+			out = walkStrings(out, v.Elem(), at)
 		}
 	}
 	return out
 }
 
-// joinPath names a field under path: "DLQ entry of j1: SchemaPaths".
-func joinPath(path, field string) string {
-	if strings.HasSuffix(path, ":") {
-		return path + " " + field
+// joinField names a field under another: "Tokens.Model".
+func joinField(outer, field string) string {
+	if outer == "" {
+		return field
 	}
-	return path + "." + field
+	return outer + "." + field
 }
 
 // finishExcerpts reports every handed-out string holding a canary or an
@@ -160,7 +179,7 @@ func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) 
 			continue
 		}
 		if strings.Contains(c.val, CanaryPrefix) {
-			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds a document's canary token", c.where), c.seq)
+			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds a document's canary token", c.where()), c.seq)
 			flagged[i] = true
 			continue
 		}
@@ -177,7 +196,7 @@ func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) 
 				flagged[i] = true
 				c := &strs[i]
 				out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds an excerpt of %d bytes or more of document text or raw error (secret %d)",
-					c.where, excerptWindow, k+1), c.seq)
+					c.where(), excerptWindow, k+1), c.seq)
 			}
 		})
 	}
@@ -186,7 +205,7 @@ func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) 
 // sortChecked orders strings by the event that first carried them.
 func sortChecked(cs []checked) {
 	slices.SortFunc(cs, func(a, b checked) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.where, b.where), strings.Compare(a.val, b.val))
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.root, b.root), strings.Compare(a.val, b.val))
 	})
 }
 
@@ -198,25 +217,26 @@ func sortValues(vs []reflect.Value) {
 }
 
 // excerptIndex indexes the windows of a few strings and finds, in a long
-// text, every window they share with it.
+// text, every window they share with it. A bitmap of the windows' first
+// two bytes lets the scan skip most positions of a text without hashing.
 type excerptIndex struct {
-	strs  []string
-	slots []int32 // entry index + 1 by window hash (open addressing; 0: empty)
-	ents  []excerptEntry
+	strs   []string
+	slots  []int32 // entry index + 1 by window hash (open addressing; 0: empty)
+	ents   []excerptEntry
+	starts [1 << 16 / 64]uint64 // bit b0<<8|b1 set: some window starts with b0 b1
 }
 
-// excerptEntry is a window of string str starting at off; next chains the
-// entries of one hash.
+// excerptEntry is a window of string str starting at off.
 type excerptEntry struct {
-	hash      uint64
-	str, off  int32
-	next, pos int32
+	hash     uint64
+	str, off int32
 }
 
 func (x *excerptIndex) reset() {
 	x.strs = x.strs[:0]
 	x.ents = x.ents[:0]
 	clear(x.slots)
+	clear(x.starts[:])
 }
 
 func (x *excerptIndex) empty() bool { return len(x.ents) == 0 }
@@ -227,17 +247,13 @@ func (x *excerptIndex) add(val string, id int32) {
 		x.strs = append(x.strs, "")
 	}
 	x.strs[id] = val
-	if len(val) < excerptWindow {
-		return
-	}
-	roll := newRoller()
-	for i := range len(val) {
-		h, full := roll.push(val[i])
-		if full {
-			x.insert(excerptEntry{hash: h, str: id, off: int32(i + 1 - excerptWindow)})
-		}
+	for i := 0; i+excerptWindow <= len(val); i++ {
+		x.starts[bigram(val[i], val[i+1])/64] |= 1 << (bigram(val[i], val[i+1]) % 64)
+		x.insert(excerptEntry{hash: hashWindow(val[i : i+excerptWindow]), str: id, off: int32(i)})
 	}
 }
+
+func bigram(a, b byte) uint32 { return uint32(a)<<8 | uint32(b) }
 
 func (x *excerptIndex) insert(e excerptEntry) {
 	if 2*(len(x.ents)+1) > len(x.slots) {
@@ -268,17 +284,16 @@ func (x *excerptIndex) grow() {
 // scan calls found with the string of every window of text that occurs in
 // an indexed string.
 func (x *excerptIndex) scan(text []byte, found func(str int32)) {
-	if len(text) < excerptWindow || len(x.slots) == 0 {
+	if len(x.slots) == 0 {
 		return
 	}
 	mask := uint64(len(x.slots) - 1)
-	roll := newRoller()
-	for i := range len(text) {
-		h, full := roll.push(text[i])
-		if !full {
+	for i := 0; i+excerptWindow <= len(text); i++ {
+		if g := bigram(text[i], text[i+1]); x.starts[g/64]&(1<<(g%64)) == 0 {
 			continue
 		}
-		w := text[i+1-excerptWindow : i+1]
+		w := text[i : i+excerptWindow]
+		h := hashWindow(w)
 		for at := h & mask; x.slots[at] != 0; at = (at + 1) & mask {
 			e := &x.ents[x.slots[at]-1]
 			if e.hash == h && x.strs[e.str][e.off:int(e.off)+excerptWindow] == string(w) {
@@ -286,34 +301,4 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 			}
 		}
 	}
-}
-
-// roller is a rolling hash of the last excerptWindow bytes.
-type roller struct {
-	h     uint64
-	n     int
-	buf   [excerptWindow]byte
-	power uint64 // rollBase^(excerptWindow-1)
-}
-
-const rollBase = 0x100000001b3
-
-func newRoller() roller {
-	p := uint64(1)
-	for range excerptWindow - 1 {
-		p *= rollBase
-	}
-	return roller{power: p}
-}
-
-// push adds c and returns the hash of the last window, once it is full.
-func (r *roller) push(c byte) (uint64, bool) {
-	slot := r.n % excerptWindow
-	if r.n >= excerptWindow {
-		r.h -= uint64(r.buf[slot]) * r.power
-	}
-	r.h = r.h*rollBase + uint64(c)
-	r.buf[slot] = c
-	r.n++
-	return r.h * 0x9e3779b97f4a7c15, r.n >= excerptWindow
 }

@@ -47,11 +47,13 @@ func (f *Final) eachJob(fn func(j *model.Job)) {
 	}
 }
 
-// eachMessage calls fn with every broker message of the final state.
+// eachMessage calls fn with every broker message of the final state; fn
+// must not keep the pointer.
 func (f *Final) eachMessage(fn func(m *model.Message)) {
 	if f.sys != nil {
+		var m model.Message // one copy, reused: fn must not keep it
 		for id := int64(1); id <= int64(f.sys.Messages()); id++ {
-			m, _ := f.sys.Message(id)
+			m, _ = f.sys.Message(id)
 			fn(&m)
 		}
 		return

@@ -3,7 +3,6 @@ package invariants
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -78,14 +77,14 @@ func (s *Suite) finishHygiene(v *finalView, out *violations) {
 	flagged := s.scratchFlags[:0]
 	for i := range strs {
 		c := &strs[i]
-		if strings.HasSuffix(c.where, " RawError") { // reported by checkEnvelope, whatever it holds
+		if c.field == "RawError" { // reported by checkEnvelope, whatever it holds
 			flagged = append(flagged, true)
 			continue
 		}
 		what := s.leak(c.val)
 		flagged = append(flagged, what != "")
 		if what != "" && c.final { // strings of events were judged as they came
-			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where, what), c.seq)
+			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where(), what), c.seq)
 		}
 	}
 	s.scratchFlags = flagged

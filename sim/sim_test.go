@@ -253,3 +253,19 @@ func TestSummaryTracesFoldsEveryHash(t *testing.T) {
 		}
 	}
 }
+
+// Replicate, the self-check every sweep ends with, passes on a seed's own
+// hash and fails on any other.
+func TestReplicate(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	r, err := sim.Run(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Replicate(cfg, 7, r.Hash); err != nil {
+		t.Fatalf("seed 7 against its own hash: %v", err)
+	}
+	if err := sim.Replicate(cfg, 7, r.Hash^1); err == nil || !strings.Contains(err.Error(), "nondeterminism") {
+		t.Fatalf("seed 7 against another hash: %v", err)
+	}
+}

@@ -77,7 +77,11 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	sum := sim.NewSummary(design.Name)
 	bar := newProgress(stderr, len(seeds))
 	enc := json.NewEncoder(stdout)
+	var firstHash, firstEvents uint64
 	err := runOrdered(cfg, seeds, s.parallel, func(res *sim.Result) {
+		if sum.Seeds == 0 {
+			firstHash, firstEvents = res.Hash, res.Events
+		}
 		sum.Add(res)
 		if s.json && res.Failed() {
 			_ = enc.Encode(newViolationLine(cfg, design, res))
@@ -88,8 +92,12 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if err := sim.Replicate(cfg, seeds[0], firstHash); err != nil {
+		return &exitError{code: 1, err: err}
+	}
 	if !s.json {
 		sum.Write(stdout, design)
+		fmt.Fprintf(stdout, "replayed    seed %d again with its trace kept: same %d lines, same hash\n", seeds[0], firstEvents)
 	}
 	var sh *sim.Shrunk
 	if sum.First != nil {
