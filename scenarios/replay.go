@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/workflow"
 )
 
 // llmInReplay is seed 000's failure 2: not a simulation of the queue but
-// an experiment on the modeled durable workflow (model.RunWorkflow and
-// model.ReplayWorkflow).
+// an experiment on the modeled durable workflow (workflow.RunWorkflow and
+// workflow.ReplayWorkflow).
 func llmInReplay() Scenario {
 	return Scenario{
 		Name: "llm-in-replay",
@@ -23,8 +23,8 @@ func llmInReplay() Scenario {
 			En:   "A durable workflow (as in Temporal) resumes by Replay: it rebuilds its state from the recorded Event History, comparing the commands it generates again with those already recorded. That only works if the workflow code is deterministic; an LLM call, whose answer may vary between executions, must live inside an Activity, which replay skips instead of re-running. The chapter documents this failure as a design risk, without reproducing it.",
 		},
 		Story: Text{
-			PtBR: "O workflow classify → extract → review-handoff roda num modelo pequeno de motor durável (model/workflow.go): a primeira execução grava o histórico; depois, como um worker que assume a execução após uma queda, o replay reexecuta o código contra esse histórico. O LLM modelado responde \"invoice\" na primeira chamada e \"receipt\" na seguinte, como um modelo amostrado com temperatura. Com a classificação dentro de uma activity, o replay lê a resposta do histórico, não chama o LLM e é aceito. Com a chamada direto no corpo do workflow, o replay pergunta de novo, recebe outra resposta, agenda extract-receipt onde o histórico tem extract-invoice e é rejeitado como não determinístico no evento 2.",
-			En:   "The workflow classify → extract → review-handoff runs on a small model of a durable engine (model/workflow.go): the first execution records the history; then, like a worker taking the execution over after a crash, the replay re-runs the code against that history. The modeled LLM answers \"invoice\" on its first call and \"receipt\" on the next, like a model sampled with temperature. With the classification inside an activity, the replay reads the answer from the history, does not call the LLM and is accepted. With the call straight in the workflow body, the replay asks again, gets another answer, schedules extract-receipt where the history has extract-invoice and is rejected as nondeterministic at event 2.",
+			PtBR: "O workflow classify → extract → review-handoff roda num modelo pequeno de motor durável (workflow/workflow.go): a primeira execução grava o histórico; depois, como um worker que assume a execução após uma queda, o replay reexecuta o código contra esse histórico. O LLM modelado responde \"invoice\" na primeira chamada e \"receipt\" na seguinte, como um modelo amostrado com temperatura. Com a classificação dentro de uma activity, o replay lê a resposta do histórico, não chama o LLM e é aceito. Com a chamada direto no corpo do workflow, o replay pergunta de novo, recebe outra resposta, agenda extract-receipt onde o histórico tem extract-invoice e é rejeitado como não determinístico no evento 2.",
+			En:   "The workflow classify → extract → review-handoff runs on a small model of a durable engine (workflow/workflow.go): the first execution records the history; then, like a worker taking the execution over after a crash, the replay re-runs the code against that history. The modeled LLM answers \"invoice\" on its first call and \"receipt\" on the next, like a model sampled with temperature. With the classification inside an activity, the replay reads the answer from the history, does not call the LLM and is accepted. With the call straight in the workflow body, the replay asks again, gets another answer, schedules extract-receipt where the history has extract-invoice and is rejected as nondeterministic at event 2.",
 		},
 		Limits: Text{
 			PtBR: "É um modelo do contrato de replay, não o Temporal: não há cluster, task queue, timers nem versionamento de workflow. Ele mostra o mecanismo do erro de não determinismo, não o comportamento de um motor real.",
@@ -48,7 +48,7 @@ func llmInReplay() Scenario {
 				Custom: func() *Custom { return replayExperiment(false) },
 				Checks: []Check{
 					customCheck(Text{PtBR: "o replay é rejeitado como não determinístico", En: "the replay is rejected as nondeterministic"}, func(c *Custom) error {
-						if !errors.Is(c.Err, model.ErrNondeterministic) {
+						if !errors.Is(c.Err, workflow.ErrNondeterministic) {
 							return errorf("replay ended with %v", c.Err)
 						}
 						return nil
@@ -79,17 +79,17 @@ func fact(says Text, i int, want int64) Check {
 
 // documentWorkflow is seed 000's workflow; inActivity says where the LLM
 // classification runs.
-func documentWorkflow(llm *model.SampledLLM, inActivity bool) model.Workflow {
+func documentWorkflow(llm *workflow.SampledLLM, inActivity bool) workflow.Workflow {
 	fields := func(in string) string { return "fields:" + in }
-	return model.Workflow{
+	return workflow.Workflow{
 		Name: "document",
-		Activities: map[string]model.Activity{
+		Activities: map[string]workflow.Activity{
 			"classify":        func(in string) string { return llm.Complete("classify " + in) },
 			"extract-invoice": fields,
 			"extract-receipt": fields,
 			"review-handoff":  func(in string) string { return "review:" + strings.TrimPrefix(in, "fields:") },
 		},
-		Body: func(ctx *model.WorkflowContext, doc string) string {
+		Body: func(ctx *workflow.WorkflowContext, doc string) string {
 			var label string
 			if inActivity {
 				label = ctx.ExecuteActivity("classify", doc)
@@ -104,14 +104,14 @@ func documentWorkflow(llm *model.SampledLLM, inActivity bool) model.Workflow {
 
 // replayExperiment runs the workflow once, then replays its history.
 func replayExperiment(inActivity bool) *Custom {
-	llm := &model.SampledLLM{Answers: []string{"invoice", "receipt"}}
+	llm := &workflow.SampledLLM{Answers: []string{"invoice", "receipt"}}
 	wf := documentWorkflow(llm, inActivity)
-	h, _ := model.RunWorkflow(wf, "acme:d1:v1")
+	h, _ := workflow.RunWorkflow(wf, "acme:d1:v1")
 	runCalls := int64(llm.Calls)
-	_, err := model.ReplayWorkflow(wf, h)
+	_, err := workflow.ReplayWorkflow(wf, h)
 	c := &Custom{Err: err}
 	mismatch := int64(0)
-	var nd *model.NondeterminismError
+	var nd *workflow.NondeterminismError
 	if errors.As(err, &nd) {
 		mismatch = int64(nd.Event.ID)
 	}
@@ -129,7 +129,7 @@ func replayExperiment(inActivity bool) *Custom {
 // replayVerdict says in each language how the replay ended; the engine's
 // own error text is English, so the Portuguese verdict is built from the
 // error's fields instead.
-func replayVerdict(err error, nd *model.NondeterminismError) Text {
+func replayVerdict(err error, nd *workflow.NondeterminismError) Text {
 	switch {
 	case err == nil:
 		return Text{PtBR: "replay aceito: os comandos batem com o histórico", En: "replay accepted: the commands match the history"}
@@ -151,14 +151,14 @@ func replayVerdict(err error, nd *model.NondeterminismError) Text {
 
 // replayTranscript lists the recorded history and what the replay did
 // with it, as lines and as sequence-diagram messages.
-func replayTranscript(h []model.HistoryEvent, nd *model.NondeterminismError, inActivity bool) ([]string, []Message) {
+func replayTranscript(h []workflow.HistoryEvent, nd *workflow.NondeterminismError, inActivity bool) ([]string, []Message) {
 	var lines []string
 	var msgs []Message
 	same := func(s string) Text { return Text{PtBR: s, En: s} }
 	for _, e := range h {
 		lines = append(lines, "history "+e.String())
 		msgs = append(msgs, historyMessage(e, same))
-		if e.Kind == model.WorkflowStarted && !inActivity {
+		if e.Kind == workflow.WorkflowStarted && !inActivity {
 			msgs = append(msgs, Message{"workflow", "llm", Text{PtBR: "classify, no corpo do workflow: invoice", En: "classify, in the workflow body: invoice"}})
 		}
 	}
@@ -174,7 +174,7 @@ func replayTranscript(h []model.HistoryEvent, nd *model.NondeterminismError, inA
 				Message{"history", "workflow", Text{PtBR: "não determinístico: o evento é " + e.String(), En: "nondeterministic: the event is " + e.String()}})
 			return lines, msgs
 		}
-		if e.Kind == model.ActivityCompleted {
+		if e.Kind == workflow.ActivityCompleted {
 			lines = append(lines, "replay  "+e.Name+" result taken from event "+strconv.Itoa(e.ID)+", not executed")
 			msgs = append(msgs, Message{"history", "workflow", Text{PtBR: e.Name + ": resultado lido do histórico (não executa)", En: e.Name + ": result read from the history (not executed)"}})
 		}
@@ -184,15 +184,15 @@ func replayTranscript(h []model.HistoryEvent, nd *model.NondeterminismError, inA
 	return lines, msgs
 }
 
-func historyMessage(e model.HistoryEvent, same func(string) Text) Message {
-	if e.Kind == model.ActivityCompleted {
+func historyMessage(e workflow.HistoryEvent, same func(string) Text) Message {
+	if e.Kind == workflow.ActivityCompleted {
 		return Message{"activity", "history", same(e.String())}
 	}
 	return Message{"workflow", "history", same(e.String())}
 }
 
-func commandName(e model.HistoryEvent) string {
-	if e.Kind == model.WorkflowCompleted {
+func commandName(e workflow.HistoryEvent) string {
+	if e.Kind == workflow.WorkflowCompleted {
 		return e.Result
 	}
 	return e.Name + "(" + e.Input + ")"

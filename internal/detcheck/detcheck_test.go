@@ -13,7 +13,7 @@ import (
 )
 
 // coreDirs are the packages DESIGN.md's determinism rule 3 covers.
-var coreDirs = []string{"../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim"}
+var coreDirs = []string{"../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim", "../../workflow"}
 
 func TestCoreIsDeterministic(t *testing.T) {
 	scanned := 0

@@ -43,7 +43,7 @@
 //
 // # Use
 //
-// The package's own test scans scheduler, model, faults, invariants and sim
+// The package's own test scans scheduler, model, faults, invariants, sim and workflow
 // and fails listing each finding as file:line: rule: text. Test files are
 // not scanned (tests may measure, time out, and use goroutines).
 package detcheck

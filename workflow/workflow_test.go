@@ -1,4 +1,4 @@
-package model_test
+package workflow_test
 
 import (
 	"errors"
@@ -6,22 +6,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/workflow"
 )
 
 // classifyThenExtract is seed 000's classify → extract → review-handoff
 // workflow. inActivity says where the LLM classification runs.
-func classifyThenExtract(llm *model.SampledLLM, inActivity bool) model.Workflow {
+func classifyThenExtract(llm *workflow.SampledLLM, inActivity bool) workflow.Workflow {
 	extract := func(in string) string { return "fields(" + in + ")" }
-	return model.Workflow{
+	return workflow.Workflow{
 		Name: "document",
-		Activities: map[string]model.Activity{
+		Activities: map[string]workflow.Activity{
 			"classify":        func(in string) string { return llm.Complete("classify " + in) },
 			"extract-invoice": extract,
 			"extract-receipt": extract,
 			"review-handoff":  func(in string) string { return "review(" + in + ")" },
 		},
-		Body: func(ctx *model.WorkflowContext, doc string) string {
+		Body: func(ctx *workflow.WorkflowContext, doc string) string {
 			var label string
 			if inActivity {
 				label = ctx.ExecuteActivity("classify", doc)
@@ -34,19 +34,19 @@ func classifyThenExtract(llm *model.SampledLLM, inActivity bool) model.Workflow 
 	}
 }
 
-func newLLM() *model.SampledLLM {
-	return &model.SampledLLM{Answers: []string{"invoice", "receipt"}}
+func newLLM() *workflow.SampledLLM {
+	return &workflow.SampledLLM{Answers: []string{"invoice", "receipt"}}
 }
 
 func TestReplayOfActivityIsDeterministic(t *testing.T) {
 	llm := newLLM()
 	wf := classifyThenExtract(llm, true)
-	h, run := model.RunWorkflow(wf, "acme:d1")
+	h, run := workflow.RunWorkflow(wf, "acme:d1")
 	if run.Executed != 3 || llm.Calls != 1 {
 		t.Fatalf("first execution: %d activities, %d LLM calls; want 3 and 1", run.Executed, llm.Calls)
 	}
 	for i := 0; i < 3; i++ { // any number of replays, by any worker
-		ctx, err := model.ReplayWorkflow(wf, h)
+		ctx, err := workflow.ReplayWorkflow(wf, h)
 		if err != nil {
 			t.Fatalf("replay %d: %v", i+1, err)
 		}
@@ -62,12 +62,12 @@ func TestReplayOfActivityIsDeterministic(t *testing.T) {
 func TestReplayOfLLMInBodyIsRejected(t *testing.T) {
 	llm := newLLM()
 	wf := classifyThenExtract(llm, false)
-	h, _ := model.RunWorkflow(wf, "acme:d1")
-	_, err := model.ReplayWorkflow(wf, h)
-	if !errors.Is(err, model.ErrNondeterministic) {
+	h, _ := workflow.RunWorkflow(wf, "acme:d1")
+	_, err := workflow.ReplayWorkflow(wf, h)
+	if !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("replay: got %v, want ErrNondeterministic", err)
 	}
-	var nd *model.NondeterminismError
+	var nd *workflow.NondeterminismError
 	if !errors.As(err, &nd) {
 		t.Fatalf("replay error %T is not a *NondeterminismError", err)
 	}
@@ -81,21 +81,21 @@ func TestReplayOfLLMInBodyIsRejected(t *testing.T) {
 
 func TestReplayChecksResultAndLength(t *testing.T) {
 	wf := classifyThenExtract(newLLM(), true)
-	h, _ := model.RunWorkflow(wf, "acme:d1")
+	h, _ := workflow.RunWorkflow(wf, "acme:d1")
 
-	changed := append([]model.HistoryEvent(nil), h...)
+	changed := append([]workflow.HistoryEvent(nil), h...)
 	changed[len(changed)-1].Result = "something else"
-	if _, err := model.ReplayWorkflow(wf, changed); !errors.Is(err, model.ErrNondeterministic) {
+	if _, err := workflow.ReplayWorkflow(wf, changed); !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("different recorded result: got %v, want ErrNondeterministic", err)
 	}
-	longer := append(append([]model.HistoryEvent(nil), h...), model.HistoryEvent{ID: len(h) + 1, Kind: model.ActivityScheduled, Name: "x"})
-	if _, err := model.ReplayWorkflow(wf, longer); !errors.Is(err, model.ErrNondeterministic) {
+	longer := append(append([]workflow.HistoryEvent(nil), h...), workflow.HistoryEvent{ID: len(h) + 1, Kind: workflow.ActivityScheduled, Name: "x"})
+	if _, err := workflow.ReplayWorkflow(wf, longer); !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("history longer than the code: got %v, want ErrNondeterministic", err)
 	}
-	if _, err := model.ReplayWorkflow(wf, h[:3]); !errors.Is(err, model.ErrNondeterministic) {
+	if _, err := workflow.ReplayWorkflow(wf, h[:3]); !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("history shorter than the code: got %v, want ErrNondeterministic", err)
 	}
-	if _, err := model.ReplayWorkflow(wf, nil); err == nil || errors.Is(err, model.ErrNondeterministic) {
+	if _, err := workflow.ReplayWorkflow(wf, nil); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("empty history: got %v, want a plain error", err)
 	}
 }
@@ -109,20 +109,20 @@ func TestSampledLLMVaries(t *testing.T) {
 }
 
 func ExampleReplayWorkflow() {
-	llm := &model.SampledLLM{Answers: []string{"invoice", "receipt"}}
-	wf := model.Workflow{
+	llm := &workflow.SampledLLM{Answers: []string{"invoice", "receipt"}}
+	wf := workflow.Workflow{
 		Name:       "document",
-		Activities: map[string]model.Activity{"extract-invoice": strings.ToUpper, "extract-receipt": strings.ToUpper},
-		Body: func(ctx *model.WorkflowContext, doc string) string {
+		Activities: map[string]workflow.Activity{"extract-invoice": strings.ToUpper, "extract-receipt": strings.ToUpper},
+		Body: func(ctx *workflow.WorkflowContext, doc string) string {
 			label := llm.Complete("classify " + doc) // not in an activity
 			return ctx.ExecuteActivity("extract-"+label, doc)
 		},
 	}
-	h, _ := model.RunWorkflow(wf, "d1")
+	h, _ := workflow.RunWorkflow(wf, "d1")
 	for _, e := range h {
 		fmt.Println(e)
 	}
-	_, err := model.ReplayWorkflow(wf, h)
+	_, err := workflow.ReplayWorkflow(wf, h)
 	fmt.Println(err)
 	// Output:
 	// 1 WorkflowExecutionStarted input=d1

@@ -1,0 +1,14 @@
+// Package workflow is a small model of a durable workflow engine, the way
+// Temporal runs one (seed 000, "Fila local vs. workflow durável" and its
+// failure 2): workflow code issues commands, the engine records them and
+// their results as a history, and a worker that takes an execution over
+// rebuilds its state by replaying the code against that history
+// ([RunWorkflow], [ReplayWorkflow]). Code that decides from an unrecorded,
+// varying source (an LLM called in the workflow body) is rejected as
+// nondeterministic ([ErrNondeterministic]); the same call inside an
+// [Activity] is recorded once and replays cleanly.
+//
+// It is apart from package model, whose pipeline it shares nothing with;
+// the llm-in-replay scenario runs it. Like the simulated core it reads no
+// clock and starts no goroutine (internal/detcheck scans it).
+package workflow
