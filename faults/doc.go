@@ -26,6 +26,7 @@
 //	resubmit doc=2                # the client submits the same document again
 //	resubmit-edited doc=2         # ... an edited one under the same id: a conflict
 //	crash-loop doc=3              # every worker that leases it dies, while faults last
+//	malformed doc=1               # the client's first request for it is malformed
 //
 // Fields come in that fixed order; durations are Go durations. A crash or
 // pause at a worker boundary takes worker=wN or worker=* (the default), and

@@ -15,6 +15,7 @@ type docFate struct {
 	deadline          model.Time // 0: none
 	resubmit, edited  bool       // its client submits it again, the same or edited
 	crashLoop         bool       // every worker that leases it dies
+	malformed         bool       // its client's first request is malformed
 	took              [KindCount]bool
 	maxAttempt        int32   // highest attempt the swarm has rolled transient for
 	failed            []int32 // attempts the swarm failed transiently
@@ -48,8 +49,8 @@ func (in *Injector) fate(doc int32, draw bool) *docFate {
 }
 
 // drawFate rolls permanent, poison, deadline pressure, a persistent
-// transient failure, a resubmission (the same and edited) and a crash loop,
-// in that order. A persistent failure (a dependency down
+// transient failure, a resubmission (the same and edited), a crash loop
+// and a malformed first request, in that order. A persistent failure (a dependency down
 // for the whole fault phase) is what exhausts attempts and budgets and sends
 // work to the DLQ for a redrive; per-attempt rolls alone rarely do.
 func (in *Injector) drawFate() docFate {
@@ -63,6 +64,7 @@ func (in *Injector) drawFate() docFate {
 	d.resubmit = in.rollRate(Resubmit)
 	d.edited = in.rollRate(ResubmitEdited)
 	d.crashLoop = in.rollRate(CrashLoop)
+	d.malformed = in.rollRate(Malformed)
 	return d
 }
 
@@ -204,6 +206,8 @@ func (in *Injector) docOnce(doc int32, k Kind) bool {
 		return d.edited && in.takeFate(d, Fault{Kind: k, Doc: doc})
 	case CrashLoop:
 		return d.crashLoop && in.takeFate(d, Fault{Kind: k, Doc: doc})
+	case Malformed:
+		return d.malformed && in.takeFate(d, Fault{Kind: k, Doc: doc})
 	}
 	return false
 }
@@ -218,3 +222,8 @@ func (in *Injector) Resubmit(doc int32) (again, edited bool) {
 // CrashLoop says whether a worker that has just leased doc's job dies
 // (a document that crashes every worker touching it), while faults last.
 func (in *Injector) CrashLoop(doc int32) bool { return in.docOnce(doc, CrashLoop) }
+
+// Malformed says whether the first request for doc is malformed (an
+// invalid tenant id, no document id, a version out of range): the API must
+// refuse it, and the client then sends a well-formed one.
+func (in *Injector) Malformed(doc int32) bool { return in.docOnce(doc, Malformed) }

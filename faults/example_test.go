@@ -74,6 +74,7 @@ func ExampleExhaustive() {
 	// resubmit doc=1
 	// resubmit-edited doc=1
 	// crash-loop doc=1
+	// malformed doc=1
 	// 429 at=0s for=5s
 	// 429 at=0s for=500ms
 }
@@ -83,5 +84,5 @@ func ExampleNewSwarm() {
 	swarm := faults.NewSwarm(r, faults.SwarmParams{Workers: 4, Docs: 12, Lease: 30_000 * model.Millisecond, Horizon: 60_000 * model.Millisecond, MaxFaults: 12})
 	fmt.Println(swarm)
 	// Output:
-	// swarm crash=off pause=off duplicate=7.9% delay=off reorder=off transient=7.25% permanent=off poison=3.15% 429=5.908s+2.899s,39.225s+2.984s ambiguous-commit=off deadline=7.65% resubmit=off resubmit-edited=off crash-loop=off
+	// swarm crash=off pause=off duplicate=7.9% delay=off reorder=off transient=7.25% permanent=off poison=3.15% 429=39.225s+2.984s,49.88s+2.742s ambiguous-commit=off deadline=7.65% resubmit=off resubmit-edited=off crash-loop=off malformed=off
 }

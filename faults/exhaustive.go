@@ -19,7 +19,8 @@ type Counts struct {
 // reorder of each published message; an ambiguous outcome of each commit;
 // per document a transient failure of its first attempt and of every
 // attempt, a permanent failure, a poison document, a deadline of 100ms, a
-// resubmission, an edited resubmission and a crash loop; and a 429 burst
+// resubmission, an edited resubmission, a crash loop and a malformed first
+// request; and a 429 burst
 // over the whole arrival window and a short one at the start. Entries of
 // Crossings beyond the known boundaries are ignored.
 func Exhaustive(c Counts) []Plan {
@@ -65,7 +66,7 @@ func docFaults(d int32) []Fault {
 	return []Fault{
 		{Kind: Transient, Doc: d, Attempt: 1}, {Kind: Transient, Doc: d}, {Kind: Permanent, Doc: d},
 		{Kind: Poison, Doc: d}, {Kind: DeadlinePressure, Doc: d, For: 100 * model.Millisecond},
-		{Kind: Resubmit, Doc: d}, {Kind: ResubmitEdited, Doc: d}, {Kind: CrashLoop, Doc: d},
+		{Kind: Resubmit, Doc: d}, {Kind: ResubmitEdited, Doc: d}, {Kind: CrashLoop, Doc: d}, {Kind: Malformed, Doc: d},
 	}
 }
 

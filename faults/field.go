@@ -48,6 +48,7 @@ var kindFields = [KindCount]uint16{
 	Resubmit:         fDoc.bit(),
 	ResubmitEdited:   fDoc.bit(),
 	CrashLoop:        fDoc.bit(),
+	Malformed:        fDoc.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.

@@ -22,7 +22,7 @@ func FaultGen(docs, workers int) *rapid.Generator[Fault] {
 			drawCrossing(t, &f, docs, workers)
 		case Duplicate, Delay, Reorder, AmbiguousCommit:
 			f.Nth = drawInt32(t, "nth", 1, 3*docs+3)
-		case Transient, Permanent, Poison, DeadlinePressure, Resubmit, ResubmitEdited, CrashLoop:
+		case Transient, Permanent, Poison, DeadlinePressure, Resubmit, ResubmitEdited, CrashLoop, Malformed:
 			f.Doc = drawInt32(t, "doc", 1, docs)
 		case RateLimit:
 			f.At = drawMillis(t, "at", 0, 60_000)

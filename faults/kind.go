@@ -26,6 +26,7 @@ const (
 	Resubmit                     // a client submits its document again after its reply
 	ResubmitEdited               // a client submits an edited document under the same id
 	CrashLoop                    // every worker that leases a document dies (while faults last)
+	Malformed                    // a client's first request for a document is malformed
 	KindCount
 )
 
@@ -44,6 +45,7 @@ var kindNames = [KindCount]string{
 	Resubmit:         "resubmit",
 	ResubmitEdited:   "resubmit-edited",
 	CrashLoop:        "crash-loop",
+	Malformed:        "malformed",
 }
 
 func (k Kind) String() string {

@@ -70,7 +70,7 @@ func TestExhaustiveEnumeratesEveryKind(t *testing.T) {
 		per[p.Faults[0].Kind]++
 	}
 	want := [KindCount]int{Crash: 2, Pause: 2, Duplicate: 3, Delay: 3, Reorder: 3, Transient: 4, Permanent: 2, Poison: 2,
-		RateLimit: 2, AmbiguousCommit: 2, DeadlinePressure: 2, Resubmit: 2, ResubmitEdited: 2, CrashLoop: 2}
+		RateLimit: 2, AmbiguousCommit: 2, DeadlinePressure: 2, Resubmit: 2, ResubmitEdited: 2, CrashLoop: 2, Malformed: 2}
 	if per != want {
 		t.Fatalf("plans per kind %v, want %v", per, want)
 	}

@@ -73,6 +73,7 @@ var rateRange = [KindCount][2]scheduler.PPM{
 	Resubmit:         {10_000, 100_000},
 	ResubmitEdited:   {10_000, 100_000},
 	CrashLoop:        {5_000, 50_000},
+	Malformed:        {10_000, 100_000},
 }
 
 // rateStep keeps drawn rates on a 0.05% grid so they print briefly.

@@ -56,7 +56,7 @@ func TestSwarmString(t *testing.T) {
 	s.Kinds[RateLimit] = KindSetting{Enabled: true}
 	s.Bursts = []Burst{{At: 3 * second, For: 1500 * model.Millisecond}, {At: 20 * second, For: 800 * model.Millisecond}}
 	want := "swarm crash=2.5% pause=off duplicate=4% delay=off reorder=off transient=off permanent=off " +
-		"poison=off 429=3s+1.5s,20s+800ms ambiguous-commit=0.505% deadline=off resubmit=off resubmit-edited=off crash-loop=off"
+		"poison=off 429=3s+1.5s,20s+800ms ambiguous-commit=0.505% deadline=off resubmit=off resubmit-edited=off crash-loop=off malformed=off"
 	if got := s.String(); got != want {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)
 	}

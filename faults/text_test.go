@@ -86,7 +86,7 @@ func TestKindNamesRoundTrip(t *testing.T) {
 			t.Errorf("ParseKind(%q) = %v, %v; want %v", k, got, err, k)
 		}
 	}
-	if got := KindCount.String(); got != "kind(14)" {
+	if got := KindCount.String(); got != "kind(15)" {
 		t.Errorf("KindCount.String() = %q", got)
 	}
 }
@@ -100,7 +100,7 @@ func TestValidateRejectsFieldsAKindDoesNotUse(t *testing.T) {
 		{Fault{Kind: Crash, Boundary: 7, Nth: 1, Worker: 0}, "worker does not apply to crash at relay_after_publish_before_mark"},
 		{Fault{Kind: Crash, Nth: 1, Worker: AnyWorker}, "crash needs a boundary"},
 		{Fault{Kind: Permanent, Doc: 1, For: time.Second.Nanoseconds()}, "for does not apply to permanent"},
-		{Fault{Kind: KindCount}, "unknown fault kind 14"},
+		{Fault{Kind: KindCount}, "unknown fault kind 15"},
 		{Fault{Kind: Crash, Boundary: 1, Nth: 1, Worker: -2}, "malformed worker -2"},
 		{Fault{Kind: Transient, Doc: 1, Attempt: -1}, "attempt must be >= 1 or *"},
 	}

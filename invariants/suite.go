@@ -176,6 +176,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 	case model.EvEnqueue:
 		s.enqueue(e, j)
 		s.enqueueDecision(e)
+		s.checkKeyShape(e)
 	case model.EvAccept:
 		s.accept(e, j)
 	case model.EvStatus:

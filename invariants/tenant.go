@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/durasim/durasim/model"
@@ -113,4 +114,34 @@ func (s *Suite) acceptTenant(e *model.Event, j *job) {
 		s.report(TenantIsolation, e.Job, fmt.Sprintf("%v (tenant %s) returned to a client of tenant %s",
 			e.Job, j.tenant, e.Tenant), j.enqSeq, e.Seq)
 	}
+}
+
+// checkKeyShape checks an enqueued job's key: DESIGN.md's
+// tenant:document:vN, built from a valid tenant id and the job's version
+// (no code path may build a key without the tenant). The oracle parses the
+// key itself rather than asking the model's key builder.
+func (s *Suite) checkKeyShape(e *model.Event) {
+	if !e.OK || e.Key == "" {
+		return
+	}
+	rest, ok := strings.CutPrefix(e.Key, e.Tenant+":")
+	doc, ok2 := strings.CutSuffix(rest, ":v"+strconv.FormatInt(e.N2, 10))
+	if ok && ok2 && doc != "" && validTenant(e.Tenant) {
+		return
+	}
+	s.report(TenantIsolation, e.Job, fmt.Sprintf("%v enqueued under key %s, which is not tenant:document:v%d of a valid tenant %q",
+		e.Job, e.Key, e.N2, e.Tenant), e.Seq)
+}
+
+// validTenant matches ^[a-z][a-z0-9-]{1,32}$ (seed 000's assertTenantId).
+func validTenant(t string) bool {
+	if len(t) < 2 || len(t) > 33 || t[0] < 'a' || t[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if c := t[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -21,6 +21,12 @@ func (r *run) arrive(i int32, edited bool) {
 		r.at(r.api.upAt+clientRetry, kind, 0, int64(i))
 		return
 	}
+	if !edited && r.docJob[i] == 0 && !r.malformedSent[i] && r.inj.Malformed(r.docs[i].Index) {
+		r.malformedSent[i] = true // its client sends one malformed request, then the real one
+		if r.malformed(i) {
+			return
+		}
+	}
 	replied := false
 	var id model.JobID
 	for _, st := range r.design.Accept {
@@ -46,6 +52,39 @@ func (r *run) arrive(i int32, edited bool) {
 			}
 		}
 	}
+}
+
+// malformed sends a malformed first request for document i — an invalid
+// tenant id, no document id, or a version out of range, by the document's
+// index — which the API must refuse with a reason the client is told; the
+// client then sends the well-formed request. It reports whether the
+// refusal came (a design that accepted the request goes on as if it were
+// the real one, for the oracles to judge).
+func (r *run) malformed(i int32) bool {
+	d := &r.docs[i]
+	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
+		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc}}
+	switch d.Index % 4 {
+	case 0:
+		req.Tenant = "Bad Tenant"
+	case 1:
+		req.Document = ""
+	case 2:
+		req.Version = 0
+	case 3:
+		req.Version = 1 << 31
+	}
+	id, err := r.sys.Enqueue(req)
+	if err == nil {
+		r.noteJob(id, i)
+		r.kickWorker()
+		return false
+	}
+	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
+	e.Tenant, e.Code, e.Text = d.Tenant, model.CodeInvalidKey, "refused: "+err.Error()
+	r.emit(e)
+	r.at(r.now()+clientRetry, evArrival, 0, int64(i))
+	return true
 }
 
 // enqueue durably records document i's job (edited: a version of the

@@ -98,16 +98,17 @@ type run struct {
 	provider   provider
 	operator   operator
 
-	jobDoc       []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
-	docJob       []model.JobID // doc index → the job id its client was given
-	arrivalsLeft int
-	lastArrival  model.Time
-	quiescent    bool
-	drainBy      model.Time // the quiescence phase ends here, drained or not
-	nextSample   model.Time // the next tick boundary at which to sample the queue depth
-	drained      bool
-	done         bool
-	stopped      bool // ended early at a safety violation
+	jobDoc        []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
+	docJob        []model.JobID // doc index → the job id its client was given
+	malformedSent []bool        // doc index → its client sent its malformed request
+	arrivalsLeft  int
+	lastArrival   model.Time
+	quiescent     bool
+	drainBy       model.Time // the quiescence phase ends here, drained or not
+	nextSample    model.Time // the next tick boundary at which to sample the queue depth
+	drained       bool
+	done          bool
+	stopped       bool // ended early at a safety violation
 }
 
 // restartable is the crash state of a stateless actor (API, consumer).
@@ -200,6 +201,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.parked = old.parked[:0]
 	r.jobDoc = old.jobDoc[:0]
 	r.docJob = reuse.Resized(old.docJob, len(r.docs))
+	r.malformedSent = reuse.Resized(old.malformedSent, len(r.docs))
 	if cfg.Backend != nil {
 		r.rec.backend = &backendState{b: cfg.Backend}
 		if err := cfg.Backend.Begin(seed, r.sys); err != nil {
