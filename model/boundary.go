@@ -59,12 +59,7 @@ var boundaryRoles = [boundaryCount]Role{
 	ConsumerAfterReceive:        RoleConsumer,
 }
 
-func (b Boundary) String() string {
-	if b < boundaryCount {
-		return boundaryNames[b]
-	}
-	return fmt.Sprintf("boundary(%d)", b)
-}
+func (b Boundary) String() string { return enumName(boundaryNames[:], b, "boundary") }
 
 // Role is the kind of actor that crosses the boundary.
 func (b Boundary) Role() Role {

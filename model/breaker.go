@@ -10,7 +10,9 @@ const (
 	HalfOpen
 )
 
-func (b BreakerState) String() string { return [...]string{"closed", "open", "half-open"}[b] }
+func (b BreakerState) String() string {
+	return enumName([]string{"closed", "open", "half-open"}, b, "breaker")
+}
 
 // Breaker is the per-queue circuit breaker: closed → open when the failure
 // ratio over the last Window outcomes crosses the threshold (no leases while

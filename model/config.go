@@ -39,12 +39,7 @@ const (
 
 var strategyNames = [strategyCount]string{"full-jitter", "exponential", "fixed"}
 
-func (s Strategy) String() string {
-	if s < strategyCount {
-		return strategyNames[s]
-	}
-	return fmt.Sprintf("strategy(%d)", s)
-}
+func (s Strategy) String() string { return enumName(strategyNames[:], s, "strategy") }
 
 // ParseStrategy maps a strategy's name back to it.
 func ParseStrategy(name string) (Strategy, error) {

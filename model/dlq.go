@@ -16,7 +16,9 @@ const (
 	Archived
 )
 
-func (q Quarantine) String() string { return [...]string{"QUARANTINED", "RESOLVED", "ARCHIVED"}[q] }
+func (q Quarantine) String() string {
+	return enumName([]string{"QUARANTINED", "RESOLVED", "ARCHIVED"}, q, "quarantine")
+}
 
 // Tokens is seed 003's tokensConsumed.
 type Tokens struct{ Prompt, Completion, Total int64 }

@@ -65,14 +65,7 @@ const (
 )
 
 func (c Class) String() string {
-	switch c {
-	case Transient:
-		return "transient"
-	case Permanent:
-		return "permanent"
-	default:
-		return "cancelled"
-	}
+	return enumName([]string{"transient", "permanent", "cancelled"}, c, "class")
 }
 
 // Classify maps an error to transient, permanent or cancelled. Unknown errors

@@ -56,12 +56,7 @@ var eventKindNames = [eventKindCount]string{
 	"pause", "resume", "fault", "phase",
 }
 
-func (k EventKind) String() string {
-	if k < eventKindCount {
-		return eventKindNames[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k EventKind) String() string { return enumName(eventKindNames[:], k, "kind") }
 
 // Event is one entry of a run's history. Fields that do not apply to a kind
 // are zero and are not printed. Events are passed by pointer to the

@@ -14,7 +14,7 @@ const (
 )
 
 func (o Outcome) String() string {
-	return [...]string{"retry", "dead_letter", "cancel"}[o]
+	return enumName([]string{"retry", "dead_letter", "cancel"}, o, "outcome")
 }
 
 // Decision is the policy's verdict on a failed attempt.

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -33,12 +32,7 @@ const (
 
 var roleNames = [roleCount]string{"-", "api", "w", "relay", "broker", "consumer", "op", "client", "sim"}
 
-func (r Role) String() string {
-	if r < roleCount {
-		return roleNames[r]
-	}
-	return "role(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Role) String() string { return enumName(roleNames[:], r, "role") }
 
 // Actor names who did something: a role, an index (workers w0..wN-1) and an
 // incarnation that grows each time the actor restarts after a crash.
@@ -79,12 +73,7 @@ const (
 
 var stageNames = [StageDone + 1]string{"ingest", "extract", "validate", "review", "done"}
 
-func (s Stage) String() string {
-	if s <= StageDone {
-		return stageNames[s]
-	}
-	return "stage(" + strconv.Itoa(int(s)) + ")"
-}
+func (s Stage) String() string { return enumName(stageNames[:], s, "stage") }
 
 // Stages lists the pipeline's stages in order.
 func Stages() []Stage { return []Stage{StageIngest, StageExtract, StageValidate, StageReview} }
@@ -108,12 +97,7 @@ const (
 
 var stateNames = [stateCount]string{"pending", "leased", "retry_wait", "succeeded", "dead", "cancelled"}
 
-func (s State) String() string {
-	if s < stateCount {
-		return stateNames[s]
-	}
-	return fmt.Sprintf("state(%d)", s)
-}
+func (s State) String() string { return enumName(stateNames[:], s, "state") }
 
 // Terminal reports whether no automatic path leaves the state. (Dead can be
 // left only by an operator's redrive; cancelled never.)
@@ -157,9 +141,4 @@ var codeNames = [codeCount]string{
 	"missing_operator",
 }
 
-func (c Code) String() string {
-	if c < codeCount {
-		return codeNames[c]
-	}
-	return "code(" + strconv.Itoa(int(c)) + ")"
-}
+func (c Code) String() string { return enumName(codeNames[:], c, "code") }
