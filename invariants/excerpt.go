@@ -87,15 +87,15 @@ type textSeen struct {
 // string reachable from the DLQ and the audit log.
 func (s *Suite) handedOut(v *finalView) []checked {
 	out := s.scratchChecked[:0]
-	//det:sorted (by sortChecked below)
+	// The maps' order is random: finishExcerpts orders what it reports.
+	//det:sorted (by finishExcerpts)
 	for text, t := range s.texts {
 		out = append(out, checked{root: t.kind.String() + " event text", val: text, job: t.job, seq: t.seq, index: -1})
 	}
-	//det:sorted (by sortChecked below)
+	//det:sorted (by finishExcerpts)
 	for v, t := range s.others {
 		out = append(out, checked{root: t.kind.String() + " event " + t.what, val: v, job: t.job, seq: t.seq, index: -1})
 	}
-	sortChecked(out) // the maps' order is random; the seqs and fields are not
 	for id := range s.njobs {
 		if j := s.at(id); j.enqueued {
 			out = append(out, checked{root: "key", val: j.key, job: model.JobID(id), seq: j.enqSeq, index: -1},
@@ -169,44 +169,57 @@ func joinField(outer, field string) string {
 }
 
 // finishExcerpts reports every handed-out string holding a canary or an
-// excerpt of a secret, except those flagged already (flagged[i]).
+// excerpt of a secret, except those flagged already (flagged[i]), in the
+// order of the events that carried them (strs is in map order: sorting
+// only what is reported keeps the common, clean run from paying for it).
 func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) {
 	x := &s.excerpts
 	x.reset()
+	found := s.scratchFound[:0]
 	for i := range strs {
-		c := &strs[i]
 		if flagged[i] {
 			continue
 		}
-		if strings.Contains(c.val, CanaryPrefix) {
-			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds a document's canary token", c.where()), c.seq)
+		if strings.Contains(strs[i].val, CanaryPrefix) {
 			flagged[i] = true
+			found = append(found, excerptFound{str: int32(i), secret: -1})
 			continue
 		}
-		x.add(c.val, int32(i))
+		x.add(strs[i].val, int32(i))
 	}
-	if x.empty() || s.secrets.secrets == nil {
-		return
+	if !x.empty() && s.secrets.secrets != nil {
+		src := s.secrets.secrets
+		for k := range src.Len() {
+			s.secretBuf = src.AppendSecret(s.secretBuf[:0], k)
+			x.scan(s.secretBuf, func(i int32) {
+				if !flagged[i] {
+					flagged[i] = true
+					found = append(found, excerptFound{str: i, secret: k})
+				}
+			})
+		}
 	}
-	src := s.secrets.secrets
-	for k := range src.Len() {
-		s.secretBuf = src.AppendSecret(s.secretBuf[:0], k)
-		x.scan(s.secretBuf, func(i int32) {
-			if !flagged[i] {
-				flagged[i] = true
-				c := &strs[i]
-				out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds an excerpt of %d bytes or more of document text or raw error (secret %d)",
-					c.where(), excerptWindow, k+1), c.seq)
-			}
-		})
+	s.scratchFound = found
+	slices.SortFunc(found, func(a, b excerptFound) int {
+		x, y := &strs[a.str], &strs[b.str]
+		return cmp.Or(cmp.Compare(x.seq, y.seq), strings.Compare(x.root, y.root), strings.Compare(x.val, y.val))
+	})
+	for _, f := range found {
+		c := &strs[f.str]
+		if f.secret < 0 {
+			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds a document's canary token", c.where()), c.seq)
+			continue
+		}
+		out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds an excerpt of %d bytes or more of document text or raw error (secret %d)",
+			c.where(), excerptWindow, f.secret+1), c.seq)
 	}
 }
 
-// sortChecked orders strings by the event that first carried them.
-func sortChecked(cs []checked) {
-	slices.SortFunc(cs, func(a, b checked) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.root, b.root), strings.Compare(a.val, b.val))
-	})
+// excerptFound is a handed-out string found holding a secret's excerpt
+// (or, secret -1, a canary).
+type excerptFound struct {
+	str    int32
+	secret int
 }
 
 // sortValues orders map keys by their printed form.

@@ -43,6 +43,7 @@ func (s *Suite) checkText(e *model.Event) {
 	s.noteText(e)
 	if what := s.leak(e.Text); what != "" {
 		s.report(DLQHygiene, e.Job, fmt.Sprintf("%v event text holds %s", e.Kind, what), e.Seq)
+		s.leaked[e.Text] = true
 	}
 }
 
@@ -51,6 +52,7 @@ func (s *Suite) checkIdentity(e *model.Event) {
 	for _, f := range [...]field{{"key", e.Key}, {"tenant", e.Tenant}} {
 		if what := s.leak(f.val); what != "" {
 			s.report(DLQHygiene, e.Job, fmt.Sprintf("%v %s holds %s", e.Job, f.name, what), e.Seq)
+			s.leaked[f.val] = true
 		}
 	}
 }
@@ -77,15 +79,18 @@ func (s *Suite) finishHygiene(v *finalView, out *violations) {
 	flagged := s.scratchFlags[:0]
 	for i := range strs {
 		c := &strs[i]
-		if c.field == "RawError" { // reported by checkEnvelope, whatever it holds
-			flagged = append(flagged, true)
-			continue
+		what := ""
+		switch {
+		case c.field == "RawError":
+			what = "raw error" // reported by checkEnvelope, whatever it holds
+		case c.final:
+			if what = s.leak(c.val); what != "" {
+				out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where(), what), c.seq)
+			}
+		case len(s.leaked) > 0 && s.leaked[c.val]: // an event's, judged as it came
+			what = "reported"
 		}
-		what := s.leak(c.val)
 		flagged = append(flagged, what != "")
-		if what != "" && c.final { // strings of events were judged as they came
-			out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where(), what), c.seq)
-		}
 	}
 	s.scratchFlags = flagged
 	s.finishExcerpts(strs, flagged, out)

@@ -33,10 +33,12 @@ type Suite struct {
 	rows      []rowRec                // by event id: each outbox row's identity, mark and prune
 	texts     map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
 	others    map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
+	leaked    map[string]bool         // dlq-hygiene: event strings already reported as they came
 	excerpts  excerptIndex            // dlq-hygiene: windows of the strings handed out
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
+	scratchFound   []excerptFound
 	secretBuf      []byte
 
 	// Scratch of Finish, kept so that a Suite reused across seeds
@@ -82,6 +84,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.rows = reuse.Slice(s.rows)
 	s.texts = reuse.Map(s.texts)
 	s.others = reuse.Map(s.others)
+	s.leaked = reuse.Map(s.leaked)
 	s.scratchChecked = reuse.Slice(s.scratchChecked)
 
 	var src SecretSource = secretList(cfg.Secrets)
