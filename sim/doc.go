@@ -20,7 +20,16 @@
 //
 // # Go test integration
 //
-// Tests use [Flags]: -sim.seed=N replays one seed, -sim.seeds=N runs N seeds
-// from a random root and prints it. Failing seeds are saved under
-// testdata/sim-failures and replayed first on the next run.
+// Package [github.com/durasim/durasim/simtest] runs sweeps from go test:
+// -sim.seed=N replays one seed, -sim.seeds=N runs N seeds from a random
+// root and prints it; failing seeds are saved under testdata/sim-failures
+// and always run first. [Config.Flags] and [Command] give the durasim
+// command line that reruns a seed.
+//
+// # Examples
+//
+// The examples (example_test.go; go doc -http shows them with their
+// output) run under go test: one seed ([Run]), a replay of a swarm run's
+// realized plan, a shrunk failure ([Shrink]), a sweep ([Runner] and
+// [Summary]), and a store of your own checked in lockstep ([Backend]).
 package sim
