@@ -28,8 +28,11 @@
 //
 // # Examples
 //
-// The examples (example_test.go; go doc -http shows them with their
-// output) run under go test: one seed ([Run]), a replay of a swarm run's
-// realized plan, a shrunk failure ([Shrink]), a sweep ([Runner] and
-// [Summary]), and a store of your own checked in lockstep ([Backend]).
+// The examples in example_test.go run under go test, their output
+// checked; go doc -http shows them. ExampleRun is one seed,
+// ExampleRun_replay the replay of a swarm run's realized plan,
+// ExampleShrink a shrunk failure, ExampleRunner a sweep with a [Summary],
+// ExampleBackend a store of your own checked in lockstep ([Backend]).
+// TestMyConfiguration and TestMyStore there are the README's tests of
+// your own configuration and store.
 package sim

@@ -41,8 +41,11 @@
 //
 // # Examples
 //
-// The examples (example_test.go; go doc -http shows them with their
-// output) run under go test: a sweep, a test with a saved failing seed, and
-// the seeds -sim.seed replays. This package is outside the simulated core:
-// it is the one place that reads entropy (crypto/rand) to pick a root.
+// The examples in example_test.go run under go test, their output
+// checked; go doc -http shows them. ExampleSweep is a sweep,
+// ExampleSweep_savedFailure a test with a saved failing seed, ExampleSeeds
+// the seeds -sim.seed runs, ExampleSeedsFrom the seeds a root derives.
+//
+// This package is outside the simulated core: it is the one place that
+// reads entropy (crypto/rand) to pick a root.
 package simtest
