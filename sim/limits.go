@@ -28,6 +28,9 @@ const (
 	MaxArrivalSpan = 30 * 24 * 60 * 60_000 * model.Millisecond
 	// MaxDrainLimit bounds the drain, sampled every 100 ms as well.
 	MaxDrainLimit = 24 * 60 * 60_000 * model.Millisecond
+	// MaxFaultTime bounds a plan's times (a 429 burst's at, any for and
+	// within), which the run adds to the virtual clock.
+	MaxFaultTime = 30 * 24 * 60 * 60_000 * model.Millisecond
 )
 
 // limitErrors reports every bound above that c exceeds.
@@ -51,6 +54,12 @@ func (c Config) limitErrors() []error {
 	}
 	if c.DrainLimit > MaxDrainLimit {
 		errs = append(errs, fmt.Errorf("drain limit must be at most %s (got %s)", time.Duration(MaxDrainLimit), time.Duration(c.DrainLimit)))
+	}
+	for _, f := range c.Plan.Faults {
+		if f.At > MaxFaultTime || f.For > MaxFaultTime {
+			errs = append(errs, fmt.Errorf("plan: %v: times must be at most %s", f, time.Duration(MaxFaultTime)))
+			break
+		}
 	}
 	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -33,6 +34,12 @@ func TestLimits(t *testing.T) {
 		{"docs × arrival gap", // would overflow if multiplied
 			func(c *sim.Config) {},
 			func(c *sim.Config) { c.Docs, c.ArrivalGap = sim.MaxDocs, 1<<62 }},
+		{"times must be at most 720h0m0s",
+			func(c *sim.Config) { c.Plan = mustParse("delay nth=1 for=720h; 429 at=720h for=720h") },
+			func(c *sim.Config) { c.Plan = mustParse("delay nth=1 for=2562047h") }},
+		{"times must be at most 720h0m0s",
+			func(c *sim.Config) {},
+			func(c *sim.Config) { c.Plan = mustParse("429 at=721h for=1s") }},
 		{"drain limit must be at most 24h0m0s",
 			func(c *sim.Config) { c.DrainLimit = sim.MaxDrainLimit },
 			func(c *sim.Config) { c.DrainLimit = sim.MaxDrainLimit + 1 }},
@@ -47,4 +54,12 @@ func TestLimits(t *testing.T) {
 			t.Errorf("past the limit: got %v, want %q", err, tc.want)
 		}
 	}
+}
+
+func mustParse(text string) faults.Plan {
+	p, err := faults.Parse(text)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/durasim/durasim/scenarios"
 	"github.com/durasim/durasim/sim"
@@ -32,6 +34,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		if seed.lo != seed.hi {
 			return usageErr("-exhaustive runs one seed: give -seed, not -seeds")
+		}
+		if extra := setFlagsBut(f.fs, "exhaustive", "variant", "seed", "seeds", "backend"); extra != "" {
+			return usageErr("-exhaustive runs its own workload (2 tenants, 3 docs, 2 workers) and plans: drop %s", extra)
 		}
 		return runExhaustive(f.variant, seed.lo, stdout) // exhaustive.go
 	}
@@ -142,6 +147,17 @@ func hasHelpFlag(args []string) bool {
 		}
 	}
 	return false
+}
+
+// setFlagsBut lists the flags the command line set, except those named.
+func setFlagsBut(fs *flag.FlagSet, except ...string) string {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	return strings.Join(set, " ")
 }
 
 // explicit reports whether the command line set flag name.

@@ -64,7 +64,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
-	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan")
+	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	f.fs.StringVar(&f.backend, "backend", "memory", "memory, or sqlite or postgres: also run every event against the SQL store in lockstep and fail where it disagrees with the model")
 	f.fs.StringVar(&f.db, "db", "", "database of -backend: sqlite default :memory:, postgres default $"+pgURLEnv)
 	return f
@@ -176,7 +176,7 @@ func (f *simFlags) readPlan() (faults.Plan, error) {
 		if f.plan != "" {
 			return faults.Plan{}, usageErr("give -plan or -plan-file, not both")
 		}
-		b, err := os.ReadFile(f.planFile)
+		b, err := readSmallFile(f.planFile, maxPlanBytes)
 		if err != nil {
 			return faults.Plan{}, usageErr("reading plan: %v", err)
 		}
@@ -187,6 +187,24 @@ func (f *simFlags) readPlan() (faults.Plan, error) {
 		return p, usageErr("%v", err)
 	}
 	return p, nil
+}
+
+// maxPlanBytes bounds -plan-file: a plan is a few lines.
+const maxPlanBytes = 1 << 20
+
+// readSmallFile reads a file of at most max bytes (a device such as
+// /dev/zero included).
+func readSmallFile(name string, max int64) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: larger than %d bytes", name, max)
+	}
+	return b, err
 }
 
 // maxSeeds bounds the seeds one process runs (after -shard): the list

@@ -82,6 +82,9 @@ func cmdMutants(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *exhaustive {
+		if extra := setFlagsBut(fs, "exhaustive", "variants", "json"); extra != "" {
+			return usageErr("-exhaustive runs its own workload and plans: drop %s", extra)
+		}
 		return mutantsExhaustive(names, *asJSON, stdout)
 	}
 	if *trials < 1 || *trials > 1000 {
