@@ -23,6 +23,7 @@
 // A [Design] is the set of seams where the course documents describe a
 // mistake: how keys are built, whether commits dedupe, whether fences are
 // checked, how retries are bounded, and the order of a worker's steps. The
-// correct design is [Correct]; each naive variant in [Variants] replaces one
-// seam with the mistake written the way the seeds describe it.
+// correct design is [Correct]; each naive variant ([VariantNames],
+// [LookupDesign]) replaces one seam with the mistake written the way the
+// seeds describe it.
 package model

@@ -127,6 +127,7 @@ func (c Config) Validate() error {
 	if c.MaxFaults < 0 {
 		errs = append(errs, fmt.Errorf("max faults must be >= 0 (got %d)", c.MaxFaults))
 	}
+	errs = append(errs, c.limitErrors()...) // limits.go
 	return errors.Join(errs...)
 }
 

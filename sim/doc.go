@@ -20,7 +20,19 @@
 //
 // # Go test integration
 //
-// Tests use [Flags]: -sim.seed=N replays one seed, -sim.seeds=N runs N seeds
-// from a random root and prints it. Failing seeds are saved under
-// testdata/sim-failures and replayed first on the next run.
+// Package [github.com/durasim/durasim/simtest] runs sweeps from go test:
+// -sim.seed=N replays one seed, -sim.seeds=N runs N seeds from a random
+// root and prints it; failing seeds are saved under testdata/sim-failures
+// and always run first. [Config.Flags] and [Command] give the durasim
+// command line that reruns a seed.
+//
+// # Examples
+//
+// The examples in example_test.go run under go test, their output
+// checked; go doc -http shows them. ExampleRun is one seed,
+// ExampleRun_replay the replay of a swarm run's realized plan,
+// ExampleShrink a shrunk failure, ExampleRunner a sweep with a [Summary],
+// ExampleBackend a store of your own checked in lockstep ([Backend]).
+// TestMyConfiguration and TestMyStore there are the README's tests of
+// your own configuration and store.
 package sim

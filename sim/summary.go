@@ -102,13 +102,25 @@ func hasStep(d *model.Design, st model.Step) bool {
 	return false
 }
 
-// Write prints the summary as aligned text.
+// Write prints the summary as aligned text, with the boundaries design d
+// crosses; d nil means the design the summary is named after (and no
+// boundary lines if that name is unknown).
 func (s *Summary) Write(w io.Writer, d *model.Design) {
 	fmt.Fprintf(w, "design      %s\n", s.Design)
 	fmt.Fprintf(w, "seeds       %d (%d drained)\n", s.Seeds, s.Drained)
 	fmt.Fprintf(w, "events      %d\n", s.Events)
 	fmt.Fprintf(w, "traces      %016x (the seeds' trace hashes, folded in seed order)\n", s.Traces)
 	fmt.Fprintf(w, "faults      %s\n", s.faultLine())
+	if d == nil {
+		d, _ = model.LookupDesign(s.Design)
+	}
+	if d != nil {
+		s.writeBoundaries(w, d)
+	}
+	fmt.Fprintf(w, "violations  %d seed(s)%s\n", s.Failed, s.invariantLine())
+}
+
+func (s *Summary) writeBoundaries(w io.Writer, d *model.Design) {
 	fmt.Fprintf(w, "boundaries  %s\n", s.boundaryLine(d))
 	if missing := s.Unfaulted(d); len(missing) > 0 {
 		names := make([]string, len(missing))
@@ -119,7 +131,6 @@ func (s *Summary) Write(w io.Writer, d *model.Design) {
 	} else {
 		fmt.Fprintf(w, "coverage    every named boundary received a fault\n")
 	}
-	fmt.Fprintf(w, "violations  %d seed(s)%s\n", s.Failed, s.invariantLine())
 }
 
 func (s *Summary) faultLine() string {

@@ -1,7 +1,6 @@
 package simtest
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
@@ -10,73 +9,127 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/sim"
 )
 
 var (
-	flagSeed  = flag.String("sim.seed", "", "replay only this seed")
+	flagSeed  = flag.String("sim.seed", "", "run only this seed (after the saved failing seeds)")
 	flagSeeds = flag.Int("sim.seeds", 0, "number of seeds to run (0: the test's default)")
 	flagRoot  = flag.String("sim.root", "", "root the seeds are derived from (default: random, printed)")
 )
 
-// Seeds returns the seeds a test should run: the saved failures first,
-// then -sim.seed alone, or n seeds (-sim.seeds overrides n) derived from
-// the root.
-func Seeds(t testing.TB, n int) []uint64 {
+// TB is the part of testing.TB that simtest uses: *testing.T, *testing.B
+// and *testing.F satisfy it. Fatalf must end the test, as theirs do; if
+// it returns, [Sweep] returns too.
+type TB interface {
+	Helper()
+	Name() string
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// Seeds returns the seeds a test should run: first, whatever the flags,
+// the failing seeds saved by earlier runs of the test (see [Fail]); then
+// the seed of -sim.seed alone, or n seeds (-sim.seeds overrides n)
+// derived from -sim.root or from a random root. It prints one line on
+// stderr saying which.
+func Seeds(t TB, n int) []uint64 {
 	t.Helper()
-	saved := loadFailures(t)
+	saved := readFailures(t)
+	var fresh []uint64
+	var what string
 	if *flagSeed != "" {
 		s, err := strconv.ParseUint(*flagSeed, 10, 64)
 		if err != nil {
 			t.Fatalf("-sim.seed=%q: want an unsigned 64-bit integer", *flagSeed)
+			return saved
 		}
-		t.Logf("sim: replaying seed %d (-sim.seed)", s)
-		return []uint64{s}
+		fresh, what = []uint64{s}, fmt.Sprintf("seed %d (-sim.seed)", s)
+	} else {
+		fresh, what = rootSeeds(t, n)
 	}
-	if *flagSeeds > 0 {
+	if len(saved) > 0 {
+		what = fmt.Sprintf("%d saved failing seed(s) from %s first, then %s", len(saved), failureFile(t), what)
+	}
+	fmt.Fprintf(os.Stderr, "simtest: %s: %s\n", t.Name(), what)
+	for _, s := range fresh {
+		if !slices.Contains(saved, s) {
+			saved = append(saved, s)
+		}
+	}
+	return saved
+}
+
+// rootSeeds derives n seeds (-sim.seeds overrides n) from the root and
+// says so; a random root is recorded (see [record]).
+func rootSeeds(t TB, n int) ([]uint64, string) {
+	t.Helper()
+	if *flagSeeds < 0 {
+		t.Fatalf("-sim.seeds=%d: want a positive number of seeds", *flagSeeds)
+	} else if *flagSeeds > 0 {
 		n = *flagSeeds
 	}
-	root := rootSeed(t)
-	t.Logf("sim: %d seeds from root %d (repeat with -sim.root=%d)", n, root, root)
+	root, random := rootSeed(t)
+	seeds := SeedsFrom(root, n)
+	if !random {
+		return seeds, fmt.Sprintf("%d seeds from root %d (-sim.root)", n, root)
+	}
+	what := fmt.Sprintf("%d seeds from random root %d (repeat with -sim.root=%d)", n, root, root)
+	if err := record(t, root, n); err != nil {
+		what += fmt.Sprintf("; go test may cache this run (use -count=1): %v", err)
+	}
+	return seeds, what
+}
+
+// SeedsFrom returns the n seeds a sweep derives from root: the same on
+// every machine, so -sim.root=R repeats a sweep.
+func SeedsFrom(root uint64, n int) []uint64 {
 	stream := scheduler.NewStream(root)
-	seeds := append([]uint64(nil), saved...)
+	seeds := make([]uint64, 0, max(n, 0))
 	for range n {
 		seeds = append(seeds, stream.Uint64()>>1) // stay readable as int64 too
 	}
 	return seeds
 }
 
-func rootSeed(t testing.TB) uint64 {
+// rootSeed is -sim.root, or a random root (random reports which).
+func rootSeed(t TB) (root uint64, random bool) {
+	t.Helper()
 	if *flagRoot != "" {
 		r, err := strconv.ParseUint(*flagRoot, 10, 64)
 		if err != nil {
 			t.Fatalf("-sim.root=%q: want an unsigned 64-bit integer", *flagRoot)
 		}
-		return r
+		return r, false
 	}
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatalf("sim: no entropy for a root seed: %v", err)
+		t.Fatalf("simtest: no entropy for a root seed: %v", err)
 	}
-	return binary.LittleEndian.Uint64(b[:]) >> 1
+	return binary.LittleEndian.Uint64(b[:]) >> 1, true
 }
 
-// Sweep runs cfg on the test's seeds and fails on the first seed that
-// violates an invariant, after shrinking it and saving it under testdata/.
-func Sweep(t *testing.T, cfg sim.Config, n int) *sim.Summary {
+// Sweep runs cfg on the test's seeds ([Seeds]) and fails on the first
+// seed that violates an invariant ([Fail]).
+func Sweep(t TB, cfg sim.Config, n int) *sim.Summary {
 	t.Helper()
 	cfg.StopOnViolation = true
 	sum := sim.NewSummary(cfg.Variant)
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("simtest: %v", err)
+		return sum
+	}
 	rn := sim.NewRunner()
 	for _, seed := range Seeds(t, n) {
 		res, err := rn.Run(cfg, seed)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
+			return sum
 		}
 		sum.Add(res)
 		if res.Failed() {
@@ -87,9 +140,12 @@ func Sweep(t *testing.T, cfg sim.Config, n int) *sim.Summary {
 	return sum
 }
 
-// Fail reports a failing result: shrinks it, prints the counterexample and
-// the commands, saves the seed, and fails the test.
-func Fail(t *testing.T, cfg sim.Config, res *sim.Result) {
+// Fail reports a failing result: saves the seed under
+// testdata/sim-failures/<test> (commit that file: the seed then runs first
+// on every run of the test until the file is deleted), shrinks it, prints
+// the counterexample and the commands that reproduce it, and fails the
+// test.
+func Fail(t TB, cfg sim.Config, res *sim.Result) {
 	t.Helper()
 	saveFailure(t, res.Seed)
 	var buf bytes.Buffer
@@ -98,16 +154,21 @@ func Fail(t *testing.T, cfg sim.Config, res *sim.Result) {
 		fmt.Fprintf(&buf, "shrinking failed: %v\n", err)
 	}
 	sim.WriteFailure(&buf, cfg, res, sh, TestCommand(t, res.Seed))
-	t.Fatal("\n" + buf.String())
+	t.Fatalf("\n%s", buf.String())
 }
 
 // TestCommand is the go test command that replays seed in this test.
-func TestCommand(t testing.TB, seed uint64) string {
+func TestCommand(t TB, seed uint64) string {
+	return fmt.Sprintf("%s -sim.seed=%d", goTestRun(t), seed)
+}
+
+// goTestRun is the go test command that runs just this test.
+func goTestRun(t TB) string {
 	name := t.Name()
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[:i]
 	}
-	return fmt.Sprintf("go test ./%s -run '^%s$' -sim.seed=%d", packageDir(), regexp.QuoteMeta(name), seed)
+	return fmt.Sprintf("go test ./%s -run '^%s$'", packageDir(), regexp.QuoteMeta(name))
 }
 
 // packageDir is the package's directory relative to the module root.
@@ -130,52 +191,8 @@ func packageDir() string {
 	}
 }
 
-func failureFile(t testing.TB) string {
+// testFile is the file named after the test under testdata/dir.
+func testFile(t TB, dir string) string {
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
-	return filepath.Join("testdata", "sim-failures", name)
-}
-
-// loadFailures reads the seeds saved by earlier failing runs of this test.
-func loadFailures(t testing.TB) []uint64 {
-	f, err := os.Open(failureFile(t))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var seeds []uint64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if s, err := strconv.ParseUint(line, 10, 64); err == nil {
-			seeds = append(seeds, s)
-		}
-	}
-	if len(seeds) > 0 {
-		t.Logf("sim: replaying %d saved failing seed(s) from %s first", len(seeds), failureFile(t))
-	}
-	return seeds
-}
-
-func saveFailure(t testing.TB, seed uint64) {
-	path := failureFile(t)
-	for _, s := range loadFailures(t) {
-		if s == seed {
-			return
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Logf("sim: cannot save failing seed: %v", err)
-		return
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Logf("sim: cannot save failing seed: %v", err)
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%d\n", seed)
-	t.Logf("sim: saved seed %d to %s; it will be replayed first next time", seed, path)
+	return filepath.Join("testdata", dir, name)
 }

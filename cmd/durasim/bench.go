@@ -112,15 +112,15 @@ func benchCommand(args []string, stdout, stderr io.Writer, wt withT) error {
 	fs := flag.NewFlagSet("durasim bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	seeds := fs.Int("seeds", 500, "seeds 1..N of the standard workload for durasim and synctest")
-	rounds := fs.Int("rounds", 5, "rounds of bare loop, durasim and synctest, interleaved; each runner reports its median round")
-	mockSeeds := fs.Int("mock-seeds", 1, "seeds 1..M for the clock.Mock runner (it sleeps 1ms of real time per Set and per timer)")
+	seeds := fs.Int("seeds", 500, "seeds 1..N of the standard workload for durasim and synctest, 1 to 1000000")
+	rounds := fs.Int("rounds", 5, "rounds of bare loop, durasim and synctest, interleaved, 1 to 100; each runner reports its median round")
+	mockSeeds := fs.Int("mock-seeds", 1, "seeds 1..M for the clock.Mock runner, 1 to 100 (it sleeps 1ms of real time per Set and per timer)")
 	f := &simFlags{fs: fs, stderr: stderr}
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if *seeds < 1 || *mockSeeds < 1 || *rounds < 1 {
-		return usageErr("-seeds, -mock-seeds and -rounds must be at least 1")
+	if *seeds < 1 || *seeds > 1_000_000 || *rounds < 1 || *rounds > 100 || *mockSeeds < 1 || *mockSeeds > 100 {
+		return usageErr("-seeds must be 1 to 1000000, -rounds and -mock-seeds 1 to 100 (got %d, %d, %d)", *seeds, *rounds, *mockSeeds)
 	}
 	rep, err := runBench(sim.DefaultConfig(), *seeds, *mockSeeds, *rounds, wt)
 	if err != nil {

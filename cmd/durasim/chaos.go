@@ -10,17 +10,21 @@ import (
 	"github.com/durasim/durasim/chaos"
 )
 
+// Bounds of chaos: every job and every kill's history lines are checked
+// in memory at the end, and each kill restarts a process (about 40 ms).
+const maxChaosJobs, maxChaosKills = 100_000, 100_000
+
 // cmdChaos is the real-crash mode: worker, relay and consumer processes
 // against PostgreSQL, SIGKILLed at named points, restarted, then checked.
 func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	c := chaos.DefaultConfig()
 	fs := flag.NewFlagSet("durasim chaos", flag.ContinueOnError)
 	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); its durasim tables are emptied")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "worker processes (workers plus relays at most 64)")
 	fs.IntVar(&c.Relays, "relays", c.Relays, "relay processes (one consumer process runs too)")
-	fs.IntVar(&c.Kills, "kills", c.Kills, "SIGKILLs to land at named points before draining")
+	fs.IntVar(&c.Kills, "kills", c.Kills, "SIGKILLs to land at named points before draining, 0 to 100000")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the kill-point choices")
-	fs.IntVar(&c.Jobs, "jobs", c.Jobs, "jobs enqueued up front (more are fed while kills remain)")
+	fs.IntVar(&c.Jobs, "jobs", c.Jobs, "jobs enqueued up front, 1 to 100000 (more are fed while kills remain)")
 	fs.DurationVar(&c.Lease, "lease", c.Lease, "lease duration (heartbeats renew it)")
 	fs.DurationVar(&c.Work, "work", c.Work, "simulated work per stage")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempt ceiling per job")
@@ -31,6 +35,9 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if c.Jobs > maxChaosJobs || c.Kills > maxChaosKills {
+		return usageErr("-jobs and -kills must be at most %d (got %d and %d)", maxChaosJobs, c.Jobs, c.Kills)
 	}
 	if !*quiet {
 		c.Log = stderr

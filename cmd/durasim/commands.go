@@ -4,13 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/durasim/durasim/scenarios"
 	"github.com/durasim/durasim/sim"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	if hasScenarioFlag(args) {
+	if hasScenarioFlag(args) && !hasHelpFlag(args) {
 		return runScenario(args, stdout) // report.go
 	}
 	f := newSimFlags("run", stderr)
@@ -18,6 +20,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	check := f.fs.Bool("check-determinism", false, "run every seed twice and compare the traces")
 	sw := addSweepFlags(f.fs) // sweep.go: -parallel, -json, -shard
 	exhaustive := f.fs.Bool("exhaustive", false, "every single-fault plan and every pair, on a small workload (2 tenants, 3 docs, 2 workers)")
+	f.fs.String("scenario", "", "run a course scenario (or all): every arm, every check; takes no other flag")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -25,14 +28,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if f.backend != "memory" {
 			return usageErr("-exhaustive runs on the model only: drop -backend")
 		}
-		seed, err := f.seedList(1)
+		seed, err := f.seedRange(1)
 		if err != nil {
 			return err
 		}
-		if len(seed) != 1 {
+		if seed.lo != seed.hi {
 			return usageErr("-exhaustive runs one seed: give -seed, not -seeds")
 		}
-		return runExhaustive(f.variant, seed[0], stdout) // exhaustive.go
+		if extra := setFlagsBut(f.fs, "exhaustive", "variant", "seed", "seeds", "backend"); extra != "" {
+			return usageErr("-exhaustive runs its own workload (2 tenants, 3 docs, 2 workers) and plans: drop %s", extra)
+		}
+		return runExhaustive(f.variant, seed.lo, stdout) // exhaustive.go
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -46,11 +52,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		sw.parallel = 1
 	}
-	seeds, err := f.seedList(1)
+	rng, err := f.seedRange(1)
 	if err != nil {
 		return err
 	}
-	if seeds, err = sw.seeds(seeds); err != nil {
+	seeds, err := sw.seeds(rng, cfg, explicit(f.fs, "parallel"), stderr)
+	if err != nil {
 		return err
 	}
 	if *check {
@@ -122,13 +129,35 @@ func cmdShrink(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdScenarios(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		return usageErr("scenarios takes no arguments")
+	if err := parseFlags(flag.NewFlagSet("durasim scenarios", flag.ContinueOnError), args, stderr); err != nil {
+		return err
 	}
 	for _, s := range scenarios.All() {
 		fmt.Fprintf(stdout, "%-22s %s\n", s.Name, s.Title.En)
 	}
 	return nil
+}
+
+// hasHelpFlag reports whether args ask for -h.
+func hasHelpFlag(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// setFlagsBut lists the flags the command line set, except those named.
+func setFlagsBut(fs *flag.FlagSet, except ...string) string {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	return strings.Join(set, " ")
 }
 
 // explicit reports whether the command line set flag name.

@@ -12,6 +12,14 @@
 //	report     the scenario reports, pt-BR and en (-out, -lang, -scenario)
 //	bench      events/s of durasim against a bare event loop, a
 //	           testing/synctest bubble and clock.Mock (-json)
+//	chaos      real processes on PostgreSQL, SIGKILLed at named points
+//	worker     one process of a chaos run (started by chaos)
+//
+// The usage text, the unknown-command error and each command's -h come
+// from one table (main.go). Every size flag has an upper bound, checked
+// before anything is allocated (sim's limits, and this package's for
+// seeds per process, -parallel and memory); `durasim <command> -h`
+// prints them.
 //
 // # Exit status
 //

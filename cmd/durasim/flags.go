@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -48,44 +49,49 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	d := sim.DefaultConfig()
 	f := &simFlags{fs: flag.NewFlagSet("durasim "+name, flag.ContinueOnError), stderr: stderr}
 	f.fs.SetOutput(io.Discard) // errors are reported in one line by parse
-	f.fs.StringVar(&f.seed, "seed", "", "seed to run (unsigned 64-bit integer)")
+	f.fs.StringVar(&f.seed, "seed", "", "seed to run (an unsigned 64-bit integer)")
 	f.fs.StringVar(&f.variant, "variant", "correct", "design: correct or a naive variant ("+strings.Join(model.VariantNames(), ", ")+")")
-	f.fs.IntVar(&f.workers, "workers", int(d.Workers), "virtual workers")
-	f.fs.IntVar(&f.docs, "docs", int(d.Docs), "documents in the workload")
-	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to")
+	f.fs.IntVar(&f.workers, "workers", int(d.Workers), fmt.Sprintf("virtual workers, 1 to %d", sim.MaxWorkers))
+	f.fs.IntVar(&f.docs, "docs", int(d.Docs), fmt.Sprintf("documents in the workload, 1 to %d (and docs × arrival gap at most %s)", sim.MaxDocs, time.Duration(sim.MaxArrivalSpan)))
+	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to, 1 to 8")
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
 	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
 	f.fs.BoolVar(&f.tryCanceled, "try-cancelled", false, "the operator tries every round to bring back a cancelled job (it must be refused)")
 	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
-	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), "lease duration")
-	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), "heartbeat interval (shorter than the lease)")
-	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job")
-	f.fs.DurationVar(&f.retention, "retention", time.Duration(d.Model.Retention), "outbox retention: published rows older than this are pruned")
-	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses a tenant may make per minute")
+	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), fmt.Sprintf("lease duration, longer than -heartbeat and at most %s", time.Duration(sim.MaxLease)))
+	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), fmt.Sprintf("heartbeat interval, at least %s and shorter than -lease", time.Duration(sim.MinHeartbeat)))
+	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job, 1 to 2147483647")
+	f.fs.DurationVar(&f.retention, "retention", time.Duration(d.Model.Retention), "outbox retention: published rows older than this are pruned (positive)")
+	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses each tenant may make per minute, 1 to 2147483647")
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
-	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan")
+	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	f.fs.StringVar(&f.backend, "backend", "memory", "memory, or sqlite or postgres: also run every event against the SQL store in lockstep and fail where it disagrees with the model")
 	f.fs.StringVar(&f.db, "db", "", "database of -backend: sqlite default :memory:, postgres default $"+pgURLEnv)
 	return f
 }
 
-func (f *simFlags) withSeeds() { f.fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive)") }
+func (f *simFlags) withSeeds() {
+	f.fs.StringVar(&f.seeds, "seeds", "", fmt.Sprintf("seed range A:B (inclusive), at most %d seeds per process after -shard", maxSeeds))
+}
 
 // parse parses args; a parse error is a usage error (status 2).
 func (f *simFlags) parse(args []string) error { return parseFlags(f.fs, args, f.stderr) }
 
-// parseFlags parses a command's flags: -h prints them and exits 0; a bad
-// flag or a stray argument is a one-line usage error (status 2).
+// parseFlags parses a command's flags: -h prints the usage line and the
+// flags and exits 0; a bad flag, a bad value or a stray argument is a
+// one-line usage error (status 2).
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
+	restore := explainValues(fs)
+	err := fs.Parse(args)
+	restore()
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
+			printHelp(fs, stderr)
 			return &exitError{code: 0, err: errors.New("")}
 		}
 		return usageErr("%v", err)
@@ -96,15 +102,30 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	return nil
 }
 
+// printHelp is a command's -h: its usage line, what it does, its flags.
+func printHelp(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, usageLine(strings.TrimPrefix(fs.Name(), "durasim ")))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		fmt.Fprintln(w, "no flags")
+		return
+	}
+	fmt.Fprintln(w, "flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
 // config builds and validates the simulation config from the flags.
 func (f *simFlags) config() (sim.Config, error) {
 	c := sim.DefaultConfig()
 	c.Variant, c.Swarm = f.variant, f.swarm
-	c.Workers, c.Docs, c.Tenants = int32(f.workers), int32(f.docs), int32(f.tenants)
+	if err := f.sizes(&c); err != nil {
+		return c, err
+	}
 	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
-	c.Model.MaxAttempts = int32(f.maxAttempts)
 	c.Model.Retention = model.Time(f.retention)
-	c.Model.Reprocess.Capacity = int32(f.reprocess)
 	strategy, err := model.ParseStrategy(f.backoff)
 	if err != nil {
 		return c, usageErr("%v", err)
@@ -132,13 +153,36 @@ func (f *simFlags) config() (sim.Config, error) {
 	return c, nil
 }
 
+// sizes sets the integer fields from their flags. A value past the
+// field's bound is refused here, before it could wrap around in int32;
+// Validate checks the rest.
+func (f *simFlags) sizes(c *sim.Config) error {
+	for _, s := range []struct {
+		name   string
+		v, max int
+		dst    *int32
+	}{
+		{"workers", f.workers, sim.MaxWorkers, &c.Workers},
+		{"docs", f.docs, sim.MaxDocs, &c.Docs},
+		{"tenants", f.tenants, math.MaxInt32, &c.Tenants},
+		{"max-attempts", f.maxAttempts, math.MaxInt32, &c.Model.MaxAttempts},
+		{"reprocess-limit", f.reprocess, math.MaxInt32, &c.Model.Reprocess.Capacity},
+	} {
+		if s.v > s.max || s.v < math.MinInt32 {
+			return usageErr("invalid -%s %d: want at most %d", s.name, s.v, s.max)
+		}
+		*s.dst = int32(s.v)
+	}
+	return nil
+}
+
 func (f *simFlags) readPlan() (faults.Plan, error) {
 	text := f.plan
 	if f.planFile != "" {
 		if f.plan != "" {
 			return faults.Plan{}, usageErr("give -plan or -plan-file, not both")
 		}
-		b, err := os.ReadFile(f.planFile)
+		b, err := readSmallFile(f.planFile, maxPlanBytes)
 		if err != nil {
 			return faults.Plan{}, usageErr("reading plan: %v", err)
 		}
@@ -151,18 +195,45 @@ func (f *simFlags) readPlan() (faults.Plan, error) {
 	return p, nil
 }
 
-// seedList returns the seeds to run: -seed N, -seeds A:B, or def.
-func (f *simFlags) seedList(def uint64) ([]uint64, error) {
+// maxPlanBytes bounds -plan-file: a plan is a few lines.
+const maxPlanBytes = 1 << 20
+
+// readSmallFile reads a file of at most max bytes (a device such as
+// /dev/zero included).
+func readSmallFile(name string, max int64) ([]byte, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: larger than %d bytes", name, max)
+	}
+	return b, err
+}
+
+// maxSeeds bounds the seeds one process runs (after -shard): the list
+// costs 8 bytes a seed, and ten million seeds of the standard workload
+// take about half an hour on two cores.
+const maxSeeds = 10_000_000
+
+// seedRange is the range A:B (inclusive) of -seeds, or the one seed of
+// -seed, kept as its bounds until the seeds a process runs are listed.
+type seedRange struct{ lo, hi uint64 }
+
+// seedRange returns the seeds to run: -seed N, -seeds A:B, or def.
+func (f *simFlags) seedRange(def uint64) (seedRange, error) {
 	switch {
 	case f.seed != "" && f.seeds != "":
-		return nil, usageErr("give -seed or -seeds, not both")
+		return seedRange{}, usageErr("give -seed or -seeds, not both")
 	case f.seeds != "":
 		return parseRange(f.seeds)
 	case f.seed != "":
 		s, err := parseSeed(f.seed)
-		return []uint64{s}, err
+		return seedRange{s, s}, err
 	}
-	return []uint64{def}, nil
+	return seedRange{def, def}, nil
 }
 
 func parseSeed(s string) (uint64, error) {
@@ -173,30 +244,43 @@ func parseSeed(s string) (uint64, error) {
 	return v, nil
 }
 
-func parseRange(s string) ([]uint64, error) {
+func parseRange(s string) (seedRange, error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
-		return nil, usageErr("invalid seed range %q: want A:B", s)
+		return seedRange{}, usageErr("invalid seed range %q: want A:B", s)
 	}
 	lo, err := parseSeed(a)
 	if err != nil {
-		return nil, err
+		return seedRange{}, err
 	}
 	hi, err := parseSeed(b)
 	if err != nil {
-		return nil, err
+		return seedRange{}, err
 	}
-	if hi < lo || hi-lo >= 100_000_000 {
-		return nil, usageErr("invalid seed range %q: want A <= B and at most 100000000 seeds", s)
+	if hi < lo {
+		return seedRange{}, usageErr("invalid seed range %q: want A <= B", s)
 	}
-	out := make([]uint64, 0, hi-lo+1)
-	for s := lo; ; s++ {
+	return seedRange{lo, hi}, nil
+}
+
+// list returns the seeds s of r with (s - lo) % n == i (the shard i/n;
+// 0/1 is the whole range), refusing more than maxSeeds before it
+// allocates them.
+func (r seedRange) list(i, n uint64) ([]uint64, error) {
+	span := r.hi - r.lo
+	if span < i {
+		return nil, nil
+	}
+	if (span-i)/n >= maxSeeds {
+		return nil, usageErr("invalid seed range %d:%d: at most %d seeds per process (split it with -shard i/n, or into several ranges)", r.lo, r.hi, maxSeeds)
+	}
+	out := make([]uint64, 0, (span-i)/n+1)
+	for s := r.lo + i; ; s += n {
 		out = append(out, s)
-		if s == hi {
-			break
+		if r.hi-s < n {
+			return out, nil
 		}
 	}
-	return out, nil
 }
 
 // requireSeed insists on -seed for single-seed commands.

@@ -5,22 +5,76 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `usage: durasim <command> [flags]
+// command is one entry of the command table, from which the usage text,
+// the unknown-command error and each command's -h are all derived.
+type command struct {
+	name    string
+	args    string // what follows the name on a usage line
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
 
-commands:
-  run        run one seed or a range of seeds and check every invariant
-  replay     print the trace of one seed, ending with its hash
-  shrink     shrink a failing seed to a minimal counterexample
-  scenarios  list the course scenarios
-  report     write the scenario reports (Markdown + SVG charts, pt-BR and en)
-  mutants    catch every naive variant: seeds to first catch, shrunk counterexample
-  bench      events/s of durasim against a bare event loop, synctest and clock.Mock
-  chaos      real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked
-  worker     one process of a chaos run (started by chaos)
+// commands is the table. (A function, not a variable: the commands'
+// flag parsing looks their usage line up in it.)
+func commands() []command {
+	return []command{
+		{"run", "[-seed N | -seeds A:B | -scenario NAME|all] [flags]", "run one seed or a range of seeds and check every invariant", cmdRun},
+		{"replay", "-seed N [flags]", "print the trace of one seed, ending with its hash", cmdReplay},
+		{"shrink", "-seed N [flags]", "shrink a failing seed to a minimal counterexample", cmdShrink},
+		{"scenarios", "", "list the course scenarios", cmdScenarios},
+		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports (Markdown + SVG charts, pt-BR and en)", cmdReport},
+		{"mutants", "[-seeds A:B] [flags]", "catch every naive variant: seeds to first catch, shrunk counterexample", cmdMutants},
+		{"bench", "[flags]", "events/s of durasim against a bare event loop, synctest and clock.Mock", cmdBench},
+		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},
+		{"worker", "-role worker|relay|consumer [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
+	}
+}
 
-run 'durasim <command> -h' for the flags of a command.`
+// lookup finds a command by name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// usage is the text of `durasim -h`.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: durasim <command> [flags]\n\ncommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nrun 'durasim <command> -h' for the flags of a command.\n")
+	b.WriteString("exit status: 0 no invariant violated, 1 one was, 2 bad usage or input.")
+	return b.String()
+}
+
+// usageLine is the head of `durasim <name> -h`.
+func usageLine(name string) string {
+	c, ok := lookup(name)
+	if !ok {
+		return "usage: durasim " + name + " [flags]\n"
+	}
+	line := "usage: durasim " + c.name
+	if c.args != "" {
+		line += " " + c.args
+	}
+	return line + "\n\n" + c.summary + "\n"
+}
 
 // exitError carries an exit status; usage errors are status 2.
 type exitError struct {
@@ -42,23 +96,28 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprintln(stderr, usage())
 		return 2
 	}
-	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"run": cmdRun, "replay": cmdReplay, "shrink": cmdShrink, "scenarios": cmdScenarios, "report": cmdReport,
-		"bench": cmdBench, "mutants": cmdMutants, "chaos": cmdChaos, "worker": cmdWorker,
-	}
-	cmd, ok := cmds[args[0]]
-	if !ok {
-		if args[0] == "-h" || args[0] == "help" || args[0] == "--help" {
-			fmt.Fprintln(stdout, usage)
-			return 0
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) == 2 { // durasim help run: durasim run -h
+			return run([]string{args[1], "-h"}, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "durasim: unknown command %q (want run, replay, shrink or scenarios)\n", args[0])
+		fmt.Fprintln(stdout, usage())
+		return 0
+	}
+	cmd, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "durasim: unknown command %q (want one of %s; durasim -h lists them)\n", args[0], commandNames())
 		return 2
 	}
-	err := cmd(args[1:], stdout, stderr)
+	return status(cmd.run(args[1:], stdout, stderr), stderr)
+}
+
+// status maps a command's error to the exit status, printing it in one
+// line.
+func status(err error, stderr io.Writer) int {
 	var ee *exitError
 	switch {
 	case err == nil:
@@ -67,11 +126,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	case errors.As(err, &ee):
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "durasim: %v\n", ee.err)
+			fmt.Fprintf(stderr, "durasim: %s\n", oneLine(ee.err.Error()))
 		}
 		return ee.code
 	default:
-		fmt.Fprintf(stderr, "durasim: %v\n", err)
+		fmt.Fprintf(stderr, "durasim: %s\n", oneLine(err.Error()))
 		return 2
 	}
 }
+
+// oneLine joins a multi-line error (errors.Join) with "; ".
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -68,8 +69,8 @@ type search struct {
 func cmdMutants(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("durasim mutants", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	seeds := fs.String("seeds", "1:1000", "seed range A:B searched for each variant (and run over the correct design)")
-	trials := fs.Int("trials", 1, "repeat the search from this many disjoint seed ranges of the same length")
+	seeds := fs.String("seeds", "1:1000", fmt.Sprintf("seed range A:B searched for each variant (and run over the correct design), at most %d seeds", maxSeeds))
+	trials := fs.Int("trials", 1, "repeat the search from this many disjoint seed ranges of the same length, 1 to 1000")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	exhaustive := fs.Bool("exhaustive", false, "list, per variant, the boundaries whose single faults expose it (small workload)")
 	which := fs.String("variants", "", "comma-separated subset of variants (default: all)")
@@ -81,12 +82,15 @@ func cmdMutants(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *exhaustive {
+		if extra := setFlagsBut(fs, "exhaustive", "variants", "json"); extra != "" {
+			return usageErr("-exhaustive runs its own workload and plans: drop %s", extra)
+		}
 		return mutantsExhaustive(names, *asJSON, stdout)
 	}
 	if *trials < 1 || *trials > 1000 {
 		return usageErr("-trials must be between 1 and 1000 (got %d)", *trials)
 	}
-	list, err := parseRange(*seeds)
+	list, err := trialSeeds(*seeds, *trials)
 	if err != nil {
 		return err
 	}
@@ -143,6 +147,23 @@ func mutantsSweep(names []string, seeds []uint64, trials int) *mutantsReport {
 	parallelDo(len(names), func(v int) { rep.Variants[v] = mutantRowOf(names[v], results[v]) })
 	rep.Correct = correctSweep(seeds)
 	return rep
+}
+
+// trialSeeds lists the range A:B of -seeds, checking that its -trials
+// shifted copies stay within uint64.
+func trialSeeds(text string, trials int) ([]uint64, error) {
+	r, err := parseRange(text)
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.list(0, 1)
+	if err != nil {
+		return nil, err
+	}
+	if n := uint64(len(list)); (math.MaxUint64-r.hi)/n < uint64(trials-1) {
+		return nil, usageErr("invalid -seeds %s with -trials %d: the last trial's seeds would pass %d", text, trials, uint64(math.MaxUint64))
+	}
+	return list, nil
 }
 
 // shifted is the t-th disjoint range of the same length as seeds.
