@@ -47,7 +47,7 @@ func (r *run) arrive(i int32, edited bool) {
 			}
 			var err error
 			if id, err = r.enqueue(i, edited); err != nil {
-				r.refuse(i, replied)
+				r.refuse(i, replied, err)
 				return
 			}
 		}
@@ -64,9 +64,11 @@ func (r *run) malformed(i int32) bool {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc}}
-	switch d.Index % 4 {
+	switch d.Index % 5 {
 	case 0:
 		req.Tenant = "Bad Tenant"
+	case 4:
+		req.Tenant += "_corp"
 	case 1:
 		req.Document = ""
 	case 2:
@@ -160,14 +162,16 @@ func (r *run) resubmit(i int32) {
 // editedPayload is the payload hash of an edited version of a document.
 func editedPayload(p uint64) uint64 { return (p ^ 0x5bd1e9955bd1e995) * fnvPrime }
 
-// refuse answers the client with an error (an idempotency conflict). A
-// client that already got its reply (reply-before-enqueue) was counted.
-func (r *run) refuse(i int32, replied bool) {
+// refuse answers the client with an error (an idempotency conflict), and
+// the error's text: what the client is told is checked for leaks like any
+// other text. A client that already got its reply (reply-before-enqueue)
+// was counted.
+func (r *run) refuse(i int32, replied bool, err error) {
 	if !replied {
 		r.arrivalsLeft--
 	}
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Code = r.docs[i].Tenant, model.CodeIdempotencyConflict
+	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, model.CodeIdempotencyConflict, "refused: "+err.Error()
 	r.emit(e)
 }
 

@@ -125,7 +125,7 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	}
 	if !s.json {
 		sum.Write(stdout, design)
-		fmt.Fprintf(stdout, "replayed    seed %d again with its trace kept: same %d lines, same hash\n", seeds[0], firstEvents)
+		fmt.Fprintf(stdout, "replayed    seed %d with its trace kept, and from its printed replay command: same %d lines, same hash\n", seeds[0], firstEvents)
 	}
 	var sh *sim.Shrunk
 	if sum.First != nil {
