@@ -81,6 +81,13 @@ func Replicate(cfg Config, seed, want uint64) error {
 		if line := string(h.Line(&e)); line != r.Trace[i] {
 			return fmt.Errorf("seed %d: trace line %d reads %q, its event formats as %q", seed, i+1, r.Trace[i], line)
 		}
+		back, err := ParseTraceLine(r.Trace[i])
+		if err != nil {
+			return fmt.Errorf("seed %d: %v", seed, err)
+		}
+		if want := printed(e); back != want {
+			return fmt.Errorf("seed %d: trace line %d %q reads back as another event:\n%s", seed, i+1, r.Trace[i], cmp.Diff(want, back))
+		}
 	}
 	if h.Sum() != want || uint64(len(r.Trace)) != r.Events {
 		return fmt.Errorf("seed %d: its %d kept trace lines hash to %016x, the run to %016x over %d events", seed, len(r.Trace), h.Sum(), want, r.Events)
