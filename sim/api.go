@@ -189,11 +189,27 @@ func (r *run) noteJob(id model.JobID, doc int32) {
 // not own: the API must answer the first and never the second.
 func (r *run) statusProbe(i int32) {
 	d := &r.docs[i]
-	client := model.Actor{Role: model.RoleClient, ID: i + 1}
 	if id := r.docJob[i]; id != 0 {
-		_, _ = r.sys.Status(client, d.Tenant, id)
+		r.askStatus(i, d.Tenant, id)
 	}
 	if n := r.sys.Jobs(); n > 0 {
-		_, _ = r.sys.Status(client, d.Tenant, model.JobID(1+r.ops.IntN(n)))
+		r.askStatus(i, d.Tenant, model.JobID(1+r.ops.IntN(n)))
 	}
+}
+
+// askStatus asks the API for job id's status as tenant and records what
+// the client was told: the state and reason code, or not found.
+func (r *run) askStatus(i int32, tenant string, id model.JobID) {
+	ans, err := r.sys.Status(tenant, id)
+	e := r.simEvent(model.EvStatus, model.Actor{Role: model.RoleClient, ID: i + 1})
+	e.Job, e.Tenant = id, tenant
+	if err != nil {
+		e.Code = model.CodeNotFound
+	} else {
+		e.Code, e.OK, e.Text = model.CodeOK, true, "state="+ans.State.String()
+		if ans.Code != model.CodeNone {
+			e.Text += " reason=" + ans.Code.String()
+		}
+	}
+	r.emit(e)
 }
