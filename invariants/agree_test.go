@@ -200,7 +200,7 @@ func TestAgreeMessages(t *testing.T) {
 	}
 	// The relay published e12 again (a crash before its mark); the
 	// consumer skipped the duplicate and acked it.
-	again := hist(cat(h, one(publish(4, review, 12), retag(one(duplicate(4, review, 12)), "acme", d3v2)[0]))...)
+	again := hist(cat(h, retag(one(publish(4, review, 12), duplicate(4, review, 12)), "acme", d3v2))...)
 	againPub := again[len(again)-2].Seq
 	againF := full(f, func(f *Final) {
 		f.Messages = append(f.Messages, model.Message{ID: 13, Event: 12, Deliveries: 1, Acked: true})

@@ -191,6 +191,7 @@ func dlqWrite(j model.JobID, c model.Code) model.Event {
 func redrive(j model.JobID) model.Event {
 	e := jobEv(model.EvRedrive, op, j)
 	e.N, e.N2 = 1, deadline
+	e.HasStage = true // the checkpoint it keeps: ingest unless a fixture says otherwise
 	return e
 }
 

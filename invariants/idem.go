@@ -110,8 +110,13 @@ func (s *Suite) wasCommitted(o *owner, key string, st model.Stage) bool {
 	return r.committed[st] != 0 || r.written&(1<<st) != 0
 }
 
-// published checks a broker publish: message ids are handed out in order.
+// published checks a broker publish: message ids are handed out in order,
+// and the event is the committed row's (its job, key and stage).
 func (s *Suite) published(e *model.Event) {
+	if !e.OK {
+		s.disagree(e.Job, fmt.Sprintf("%v publish reported as failed, yet the relay went on", e.EventID), e.Seq)
+	}
+	s.sameRow(e)
 	want := int64(len(s.g.msgs) + 1)
 	if e.N != want {
 		s.disagree(e.Job, fmt.Sprintf("%v published as message %d, the history counts %d", e.EventID, e.N, want), e.Seq)
@@ -127,6 +132,7 @@ func (s *Suite) delivered(e *model.Event) {
 		s.disagree(e.Job, fmt.Sprintf("%v applied from message %d, which was never published", e.EventID, e.N2), e.Seq)
 		return
 	}
+	s.sameRow(e)
 	m := &s.g.msgs[i]
 	m.deliveries++
 	if m.event != e.EventID {
@@ -135,6 +141,16 @@ func (s *Suite) delivered(e *model.Event) {
 	if e.N != int64(m.deliveries) {
 		s.disagree(e.Job, fmt.Sprintf("%v delivery %d of message %d, the history counts %d", e.EventID, e.N, e.N2, m.deliveries), m.seq, e.Seq)
 	}
+}
+
+// sameRow checks that an event naming an outbox event id names the row
+// its commit wrote: the same job, key and stage.
+func (s *Suite) sameRow(e *model.Event) {
+	r := s.rowAt(e.EventID)
+	if r.sig == 0 || r.sig == rowSig(e.Key, e.Stage, e.Job) {
+		return
+	}
+	s.disagree(e.Job, fmt.Sprintf("%v %v names %v %s stage=%v, not the row its commit wrote", e.EventID, e.Kind, e.Job, e.Key, e.Stage), r.sigSeq, e.Seq)
 }
 
 // skipped checks a delivery the consumer skipped as a duplicate: the
@@ -220,6 +236,7 @@ func (s *Suite) marked(e *model.Event) {
 	if r := s.row(e.EventID); r != nil && r.markedAt == 0 {
 		r.markedAt, r.markSeq = e.At+1, e.Seq
 	}
+	s.sameRow(e)
 	o, retired := s.event(e.EventID)
 	if retired || o != nil && o.publish != 0 {
 		if o != nil {

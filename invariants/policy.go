@@ -255,7 +255,9 @@ func (s *Suite) revive(e *model.Event, j *job) {
 	if d := s.cfg.Model.Deadline; d > 0 && e.N2 != d {
 		s.disagree(e.Job, fmt.Sprintf("%v redriven with a deadline of %s, the configuration gives %s", e.Job, millis(e.N2), millis(d)), e.Seq)
 	}
-	if e.HasStage && e.Stage != j.sh.checkpoint {
+	if !e.HasStage {
+		s.disagree(e.Job, fmt.Sprintf("%v redriven without announcing the checkpoint it resumes from", e.Job), e.Seq)
+	} else if e.Stage != j.sh.checkpoint {
 		s.report(OperatorActions, e.Job, fmt.Sprintf("redrive moved the checkpoint of %v from %v to %v: committed stages run again",
 			e.Job, j.sh.checkpoint, e.Stage), e.Seq)
 	}

@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/durasim/durasim/internal/reuse"
@@ -164,6 +165,9 @@ func (s *Suite) Record(e *model.Event) {
 		s.checkKey(e, j)
 	}
 	s.observe(e, j)
+	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
+		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
+	}
 	if j == nil || e.Key != j.key || e.Tenant != j.tenant {
 		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
 	}
@@ -300,6 +304,17 @@ func (s *Suite) acked(e *model.Event, j *job) {
 	if j != nil && j.sh.dlq.seq != 0 {
 		j.sh.dlqResolved = true
 	}
+}
+
+// refusable says whether events of kind k are calls the system answers:
+// accepted (OK) or refused with a reason code, never neither.
+func refusable(k model.EventKind) bool {
+	switch k {
+	case model.EvEnqueue, model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry, model.EvDead,
+		model.EvCommit, model.EvRedrive, model.EvReprocess, model.EvAccept, model.EvStatus:
+		return true
+	}
+	return false
 }
 
 // report records a safety violation.

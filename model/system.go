@@ -83,7 +83,6 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 		broker: Broker{msgs: prev.broker.msgs.reset()},
 		consumer: Consumer{
 			seen:    reuse.Slice(c.seen),
-			applied: reuse.Map(c.applied),
 			effects: c.effects.reset(),
 		},
 		dlq:                DLQ{entries: reuse.Map(d.entries), order: reuse.Slice(d.order)},
