@@ -54,6 +54,7 @@ func (r *Report) WriteText(w io.Writer, target float64) {
 		score, all.killed(), all.killed(), all[Survived], target, verdict)
 	fmt.Fprintf(w, "            %.1f%% if the argued-equivalent survivors counted as survived\n", withArgued)
 	r.writeTimes(w)
+	r.writePerFile(w)
 	r.writeList(w, Survived, "survivors")
 	r.writeList(w, Equivalent, "argued equivalent")
 	writeEntries(w, "stale equivalent entries (they match no mutant)", r.Stale)
@@ -107,6 +108,31 @@ func (r *Report) writeTimes(w io.Writer) {
 	}
 	if built > 0 {
 		fmt.Fprintf(w, "built alone %d mutants, %s per build on average\n", built, (build / time.Duration(built)).Round(time.Millisecond))
+	}
+}
+
+// writePerFile prints each file's score and survivors, in file order.
+func (r *Report) writePerFile(w io.Writer) {
+	var files []string
+	per := map[string]*Counts{}
+	for _, o := range r.Outcomes {
+		f := o.Mutant.File
+		if per[f] == nil {
+			per[f] = &Counts{}
+			files = append(files, f)
+		}
+		per[f][o.Status]++
+	}
+	var parts []string
+	for _, f := range files {
+		c := per[f]
+		if c.killed()+c[Survived] > 0 {
+			score, _ := c.Score()
+			parts = append(parts, fmt.Sprintf("%s %.0f%% (%d survived)", f, score, c[Survived]))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "per file    %s\n", strings.Join(parts, ", "))
 	}
 }
 

@@ -21,10 +21,11 @@ type Options struct {
 	Jobs    int            // mutants built and run at once
 	Timeout Timeout
 	Dir     string // scratch directory: emptied first
-	// PrivateCache builds in a build cache of its own under Dir: each
-	// mutant leaves several megabytes of objects no later build reuses,
-	// which the user's cache would keep for days. The first build fills it
-	// (half a minute).
+	// PrivateCache builds in a build cache of its own under Dir: a
+	// mutant built alone leaves several megabytes of objects no later
+	// build reuses, which the user's cache would keep for days (with
+	// hundreds of mutants, gigabytes). The first build fills it (half a
+	// minute of CPU); with Schemata few mutants are built alone.
 	PrivateCache bool
 	// Schemata runs the mutants that can be switched at run time from one
 	// build of the killer (see schema.go); the others, and all of them

@@ -168,7 +168,7 @@ func measure(f *flags, stdout, stderr io.Writer) error {
 }
 
 func (f *flags) options(stderr io.Writer) (mutation.Options, error) {
-	o := mutation.Options{Pkg: f.pkg, Killer: strings.Fields(f.killer), Jobs: f.jobs, Dir: filepath.Join(f.out, "work"), PrivateCache: true, Schemata: f.schemata, Progress: stderr}
+	o := mutation.Options{Pkg: f.pkg, Killer: strings.Fields(f.killer), Jobs: f.jobs, Dir: filepath.Join(f.out, "work"), PrivateCache: !f.schemata, Schemata: f.schemata, Progress: stderr}
 	var err error
 	if o.Filter, err = f.regexp(); err != nil {
 		return o, err
