@@ -86,6 +86,15 @@ func runCovered(run *CoverRun, bin string, args []string, counters string) error
 	return nil
 }
 
+// ImportPath resolves a package pattern that names one package.
+func ImportPath(pattern string) (string, error) {
+	paths, err := importPaths([]string{pattern})
+	if err != nil {
+		return "", err
+	}
+	return paths[0], nil
+}
+
 // importPaths resolves package patterns to import paths, one each.
 func importPaths(patterns []string) ([]string, error) {
 	var out []string

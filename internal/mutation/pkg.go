@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -28,15 +29,22 @@ func (p *Package) Path(i int) string { return filepath.Join(p.Dir, p.Names[i]) }
 // LoadPackage asks the go command for pattern's directory and non-test
 // files (so build constraints apply) and parses them.
 func LoadPackage(pattern string) (*Package, error) {
-	out, err := goOutput("list", "-f", "{{.ImportPath}}\n{{.Dir}}\n{{join .GoFiles \" \"}}", pattern)
+	out, err := goOutput("list", "-json", pattern)
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 {
-		return nil, fmt.Errorf("%s: want exactly one package, go list printed %d lines", pattern, len(lines))
+	var listed struct {
+		ImportPath, Dir string
+		GoFiles         []string
 	}
-	p := &Package{ImportPath: lines[0], Dir: lines[1], Fset: token.NewFileSet(), Names: strings.Fields(lines[2])}
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&listed); err != nil {
+		return nil, fmt.Errorf("go list -json %s: %v", pattern, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: want exactly one package", pattern)
+	}
+	p := &Package{ImportPath: listed.ImportPath, Dir: listed.Dir, Fset: token.NewFileSet(), Names: listed.GoFiles}
 	for i := range p.Names {
 		src, err := os.ReadFile(p.Path(i))
 		if err != nil {

@@ -173,6 +173,11 @@ func (f *flags) options(stderr io.Writer) (mutation.Options, error) {
 	if o.Filter, err = f.regexp(); err != nil {
 		return o, err
 	}
+	for _, p := range []string{f.pkg, o.Killer[0]} {
+		if _, err := mutation.ImportPath(p); err != nil {
+			return o, &usageError{err}
+		}
+	}
 	if o.Timeout, err = mutation.ParseTimeout(f.timeout); err != nil {
 		return o, &usageError{err}
 	}
