@@ -137,6 +137,9 @@ func writeUnreached(w io.Writer, blocks []Unreached) {
 			fmt.Fprintf(w, "\n%s  %s\n", filepath.Base(b.File), b.Func)
 		}
 		loc := fmt.Sprintf("  %s:%d-%d  ", b.File, b.StartLine, b.EndLine)
+		if len(b.Lines) == 0 {
+			fmt.Fprintln(w, strings.TrimRight(loc, " "))
+		}
 		for i, l := range b.Lines {
 			if i > 0 {
 				loc = strings.Repeat(" ", len(loc))

@@ -12,9 +12,9 @@ import (
 // Enumerate lists every mutant of pkg's function bodies: files in name
 // order, each file's mutants in source order (and operator order at one
 // place). The same source always gives the same list. With the package's
-// types (info, from [Checker.Info]), string concatenation is left alone:
-// - on strings never compiles; with info nil it is listed, and found not
-// viable.
+// types (info, from [Checker.Info]), string concatenation is left alone,
+// since a minus between strings never compiles; with info nil such
+// mutants are listed, and found not viable.
 func Enumerate(pkg *Package, info *types.Info) []*Mutant {
 	var out []*Mutant
 	for i, f := range pkg.Files {

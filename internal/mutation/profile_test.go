@@ -82,3 +82,29 @@ func TestBlockText(t *testing.T) {
 		t.Errorf("got %q", lines)
 	}
 }
+
+func TestWriteCoverage(t *testing.T) {
+	src := "package p\n\nfunc f(a int) int {\n\tif a > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n\nfunc (s *S) g() { s.n++ }\n\ntype S struct{ n int }\n"
+	p, _ := parsePackage(t, src)
+	prof, err := ParseProfile(strings.NewReader("mode: set\n" +
+		"example.com/p/p.go:3.21,4.11 1 1\n" +
+		"example.com/p/p.go:4.11,6.3 1 0\n" +
+		"example.com/p/p.go:7.2,7.10 1 1\n" +
+		"example.com/p/p.go:10.17,10.26 1 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteCoverage(&b, []*Package{p}, &CoverRun{Profile: prof}, "`sweep`", 95)
+	want := "example.com/p                             50.0%  2 of 4 statements reached\n" +
+		"coverage    50.0% (2 of 4 statements) reached by `sweep`\n" +
+		"target      >= 95%: NOT met\n" +
+		"\nunreached   2 blocks, 2 statements, by function:\n" +
+		"\np.go  f\n" +
+		"  /nonexistent/p/p.go:5-5  return 1\n" +
+		"\np.go  (*S).g\n" +
+		"  /nonexistent/p/p.go:10-10  s.n++\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

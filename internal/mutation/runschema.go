@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -54,21 +55,12 @@ func (s *session) dropUnchecked(sc *schema) {
 	if s.checker.CheckFiles(sc.files, extra) == nil {
 		return
 	}
-	for _, i := range sortedKeys(sc.files) {
+	for _, i := range slices.Sorted(maps.Keys(sc.files)) {
 		if err := s.checker.CheckFiles(map[int][]byte{i: sc.files[i]}, extra); err != nil {
 			s.progress("schema of %s does not type-check (%v): its mutants are built one by one", s.pkg.Names[i], err)
 			sc.drop(s.pkg, i)
 		}
 	}
-}
-
-func sortedKeys(m map[int][]byte) []int {
-	var out []int
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // id is the number that switches m on in the schema, if it is in it.
