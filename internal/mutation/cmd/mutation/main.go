@@ -7,9 +7,10 @@
 //
 // It prints killed / timed out / survived / not covered / not viable per
 // operator and overall, the score against the target, and every survivor
-// as file:line:col  function  operator  "original" -> "mutated"; the JSON
-// report goes to DIR/<package>.json. -list only enumerates, printing each
-// mutant's place and ID (the form an equivalents file uses). It exits 0
+// as file:line:col  function  operator  "original" -> "mutated", and saves
+// the text and a JSON report as DIR/<package>.txt and .json. -list only
+// enumerates, printing each mutant's place and ID (the form an
+// equivalents file uses). It exits 0
 // whatever the score (it is a measurement), 1 when the unmutated killer
 // does not pass, 2 for bad usage.
 package main
@@ -158,12 +159,16 @@ func measure(f *flags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r.WriteText(stdout, f.target)
-	report := filepath.Join(f.out, path.Base(r.ImportPath)+".json")
-	if err := r.WriteJSON(report); err != nil {
+	var text strings.Builder
+	r.WriteText(&text, f.target)
+	base := filepath.Join(f.out, path.Base(r.ImportPath))
+	if err := os.WriteFile(base+".txt", []byte(text.String()), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nreport      %s\n", report)
+	if err := r.WriteJSON(base + ".json"); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\nreport      %s.txt and %s.json\n", text.String(), base, base)
 	return nil
 }
 
