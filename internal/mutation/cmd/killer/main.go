@@ -8,10 +8,12 @@
 // It runs sim.DefaultConfig() — the CLI's flag defaults: swarm on, memory
 // backend, StopOnViolation as the CLI's sweep sets it — over the seeds in
 // order on one sim.Runner, folding each result into a sim.Summary. A
-// failing seed prints one line and exits 1 at once; otherwise it prints the
-// summary the CLI prints (its traces line folds every seed's trace hash in
-// seed order, so equal lines mean equal traces) and exits 0. Bad usage
-// exits 2. One thread: the mutation driver runs mutants side by side.
+// failing seed prints one line and exits 1 at once. Otherwise, as the CLI,
+// it replays the first seed with its trace kept (sim.Replicate: same hash,
+// every line formatted from its event; exit 1 if not), prints the summary
+// the CLI prints (its traces line folds every seed's trace hash in seed
+// order, so equal lines mean equal traces) and exits 0. Bad usage exits 2.
+// One thread: the mutation driver runs mutants side by side.
 package main
 
 import (
@@ -44,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	design, _ := model.LookupDesign(cfg.Variant)
 	sum := sim.NewSummary(design.Name)
 	rn := sim.NewRunner()
+	var firstHash, firstEvents uint64
 	for seed := lo; ; seed++ {
 		res, err := rn.Run(cfg, seed)
 		if err != nil {
@@ -54,12 +57,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "violation seed %d: %s\n", seed, res.Violations[0])
 			return 1
 		}
+		if seed == lo {
+			firstHash, firstEvents = res.Hash, res.Events
+		}
 		sum.Add(res)
 		if seed == hi {
 			break
 		}
 	}
+	// As the CLI's sweep: the first seed again with its trace kept, every
+	// line formatted from its event, the same hash.
+	if err := sim.Replicate(cfg, lo, firstHash); err != nil {
+		fmt.Fprintf(stdout, "replicate: %v\n", err)
+		return 1
+	}
 	sum.Write(stdout, design)
+	fmt.Fprintf(stdout, "replayed    seed %d again with its trace kept: same %d lines, same hash\n", lo, firstEvents)
 	return 0
 }
 
