@@ -59,7 +59,13 @@ type verdict struct {
 	detail  string // the line that says why
 	stdout  string
 	elapsed time.Duration
+	cpu     time.Duration // user and system time the killer used
 }
+
+// starved reports whether a timed-out killer was kept off the CPU rather
+// than busy: it used less than half its wall time (a machine loaded by
+// other work), where a hang spins on the CPU throughout.
+func (v verdict) starved() bool { return v.status == TimedOut && v.cpu < v.elapsed/2 }
 
 // execKiller runs the killer with extra environment and judges it: exit 0
 // survives, exit 1 is a violation, any other end a crash; past timeout
@@ -78,6 +84,9 @@ func execKiller(ctx context.Context, bin string, args []string, env []string, ti
 	start := time.Now()
 	err := cmd.Run()
 	v := verdict{stdout: stdout.String(), elapsed: time.Since(start)}
+	if cmd.ProcessState != nil {
+		v.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

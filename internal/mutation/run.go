@@ -245,24 +245,28 @@ func (s *session) runAll(r *Report) {
 // the mutated file swapped in by an overlay and runs it.
 func (s *session) runOne(i int, out *Outcome) {
 	m := out.Mutant
+	bin, env := s.bin, []string(nil)
 	if id, ok := s.schema.id(m); ok {
-		v := execKiller(s.ctx, s.bin, s.o.Killer[1:], []string{schemaEnv + "=" + strconv.Itoa(int(id))}, s.timeout)
-		out.Status, out.Detail, out.Run, out.Schema = v.status, v.detail, v.elapsed, true
-		s.tick(out.Status)
-		return
-	}
-	dir := filepath.Join(s.o.Dir, fmt.Sprintf("m%05d", i))
-	defer os.RemoveAll(dir)
-	t := time.Now()
-	src := m.Apply(s.pkg.Src[s.pkg.index(m.File)])
-	bin, err := s.buildOverlay(dir, map[string][]byte{filepath.Join(s.pkg.Dir, m.File): src})
-	out.Build = time.Since(t)
-	if err != nil {
-		out.Status, out.Detail = NotViable, err.Error()
+		env, out.Schema = []string{schemaEnv + "=" + strconv.Itoa(int(id))}, true
 	} else {
-		v := execKiller(s.ctx, bin, s.o.Killer[1:], nil, s.timeout)
-		out.Status, out.Detail, out.Run = v.status, v.detail, v.elapsed
+		dir := filepath.Join(s.o.Dir, fmt.Sprintf("m%05d", i))
+		defer os.RemoveAll(dir)
+		t := time.Now()
+		src := m.Apply(s.pkg.Src[s.pkg.index(m.File)])
+		var err error
+		bin, err = s.buildOverlay(dir, map[string][]byte{filepath.Join(s.pkg.Dir, m.File): src})
+		if out.Build = time.Since(t); err != nil {
+			out.Status, out.Detail = NotViable, err.Error()
+			s.tick(out.Status)
+			return
+		}
 	}
+	v := execKiller(s.ctx, bin, s.o.Killer[1:], env, s.timeout)
+	if v.starved() {
+		// Timed out while other work kept it waiting: run it once more.
+		v = execKiller(s.ctx, bin, s.o.Killer[1:], env, s.timeout)
+	}
+	out.Status, out.Detail, out.Run = v.status, v.detail, v.elapsed
 	s.tick(out.Status)
 }
 
