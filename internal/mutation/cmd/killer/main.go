@@ -9,8 +9,8 @@
 // backend, StopOnViolation as the CLI's sweep sets it — over the seeds in
 // order on one sim.Runner, folding each result into a sim.Summary. A
 // failing seed prints one line and exits 1 at once. Otherwise, as the CLI,
-// it replays the first seed with its trace kept (sim.Replicate: same hash,
-// every line formatted from its event; exit 1 if not), prints the summary
+// it replays the first seed with its trace kept and from its printed
+// replay command (sim.Replicate: same hash; exit 1 if not), prints the summary
 // the CLI prints (its traces line folds every seed's trace hash in seed
 // order, so equal lines mean equal traces) and exits 0. Bad usage exits 2.
 // One thread: the mutation driver runs mutants side by side.
@@ -65,14 +65,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	// As the CLI's sweep: the first seed again with its trace kept, every
-	// line formatted from its event, the same hash.
+	// As the CLI's sweep: the first seed again with its trace kept (every
+	// line formatted from its event) and from its printed replay command,
+	// the same hash.
 	if err := sim.Replicate(cfg, lo, firstHash); err != nil {
 		fmt.Fprintf(stdout, "replicate: %v\n", err)
 		return 1
 	}
 	sum.Write(stdout, design)
-	fmt.Fprintf(stdout, "replayed    seed %d again with its trace kept: same %d lines, same hash\n", lo, firstEvents)
+	fmt.Fprintf(stdout, "replayed    seed %d with its trace kept, and from its printed replay command: same %d lines, same hash\n", lo, firstEvents)
 	return 0
 }
 
