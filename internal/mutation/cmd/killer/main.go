@@ -9,10 +9,11 @@
 // backend, StopOnViolation as the CLI's sweep sets it — over the seeds in
 // order on one sim.Runner, folding each result into a sim.Summary. A
 // failing seed prints one line and exits 1 at once. Otherwise, as the CLI,
-// it replays the first seed with its trace kept and from its printed
-// replay command (sim.Replicate: same hash; exit 1 if not), prints the summary
-// the CLI prints (its traces line folds every seed's trace hash in seed
-// order, so equal lines mean equal traces) and exits 0. Bad usage exits 2.
+// it replays its first seeds with their traces kept and from their
+// printed replay commands (sim.Replicate: same hashes; exit 1 if not),
+// prints the summary the CLI prints (its traces line folds every seed's
+// trace hash in seed order, so equal lines mean equal traces) and exits
+// 0. Bad usage exits 2.
 // One thread: the mutation driver runs mutants side by side.
 package main
 
@@ -46,7 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	design, _ := model.LookupDesign(cfg.Variant)
 	sum := sim.NewSummary(design.Name)
 	rn := sim.NewRunner()
-	var firstHash, firstEvents uint64
+	var firstHashes []uint64 // of the seeds replayed at the end, as the CLI's sweep does
+	var firstEvents uint64
 	for seed := lo; ; seed++ {
 		res, err := rn.Run(cfg, seed)
 		if err != nil {
@@ -57,24 +59,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "violation seed %d: %s\n", seed, res.Violations[0])
 			return 1
 		}
-		if seed == lo {
-			firstHash, firstEvents = res.Hash, res.Events
+		if len(firstHashes) < replayedSeeds {
+			firstHashes = append(firstHashes, res.Hash)
+			firstEvents += res.Events
 		}
 		sum.Add(res)
 		if seed == hi {
 			break
 		}
 	}
-	// As the CLI's sweep: the first seed again with its trace kept (every
-	// line formatted from its event) and from its printed replay command,
-	// the same hash.
-	if err := sim.Replicate(cfg, lo, firstHash); err != nil {
-		fmt.Fprintf(stdout, "replicate: %v\n", err)
-		return 1
+	// As the CLI's sweep: its first seeds again with their traces kept
+	// (each line read back into its event) and from their printed replay
+	// commands, the same hashes.
+	for i, h := range firstHashes {
+		if err := sim.Replicate(cfg, lo+uint64(i), h); err != nil {
+			fmt.Fprintf(stdout, "replicate: %v\n", err)
+			return 1
+		}
 	}
 	sum.Write(stdout, design)
-	fmt.Fprintf(stdout, "replayed    seed %d with its trace kept, and from its printed replay command: same %d lines, same hash\n", lo, firstEvents)
+	fmt.Fprintf(stdout, "replayed    the first %s with their traces kept (%d lines, each read back into its event) and from their printed replay commands: same hashes\n",
+		counted(len(firstHashes), "seed"), firstEvents)
 	return 0
+}
+
+// replayedSeeds is how many of its first seeds the CLI's sweep replays at
+// the end (cmd/durasim/sweep.go).
+const replayedSeeds = 4
+
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // parse reads the flags into the CLI's configuration for `run -seeds`.
