@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down
+.PHONY: all build test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down cover mutation
 
 all: test
 
@@ -61,6 +61,28 @@ fuzz:
 # Long sweep of the correct design (not part of `make test`).
 soak: build
 	bin/durasim run -seeds 1:100000
+
+# Statement coverage of model/ by the standard sweep through the CLI's own
+# path (durasim run -seeds 1:2000, not the unit tests), and every block it
+# never reaches, grouped by function. A measurement: exits 0, and says
+# whether the target is met. COVERPKG (comma-separated) and COVERARGS
+# measure other packages or sweeps, e.g.
+#   make cover COVERPKG=./sqlstore COVERARGS='run -seeds 1:200 -backend sqlite'
+COVERPKG ?= ./model
+COVERARGS ?= run -seeds 1:2000
+cover:
+	$(GO) run ./internal/mutation/cmd/cover -pkg $(COVERPKG) -main ./cmd/durasim -- $(COVERARGS)
+
+# Mutation testing of model/ with the sweep as the killer (the sweep of
+# `durasim run -seeds 1:2000`, stopping at the first failing seed; see
+# internal/mutation): killed / survived / not covered / not viable / timed
+# out, the score against the 90% target, every survivor, and a JSON report
+# in tmp/mutation/. Survivors argued equivalent go in
+# internal/mutation/equivalent/<package>.txt. MUTFLAGS passes flags, e.g.
+#   make mutation MUTFLAGS='-run queue.go -j 1'
+MUTPKG ?= ./model
+mutation:
+	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) $(MUTFLAGS)
 
 # Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),
 # then durasim against a bare event loop, synctest and clock.Mock.

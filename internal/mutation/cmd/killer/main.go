@@ -1,0 +1,129 @@
+// Command killer is the sweep that judges a mutant: what `durasim run
+// -seeds 1:2000` runs on the correct design, as a small binary that builds
+// in a second (the CLI links SQLite and the plotting library) and stops at
+// the first failing seed without shrinking it.
+//
+//	killer [-seeds A:B] [-variant NAME]
+//
+// It runs sim.DefaultConfig() — the CLI's flag defaults: swarm on, memory
+// backend, StopOnViolation as the CLI's sweep sets it — over the seeds in
+// order on one sim.Runner, folding each result into a sim.Summary. A
+// failing seed prints one line and exits 1 at once. Otherwise, as the CLI,
+// it replays its first seeds with their traces kept and from their
+// printed replay commands (sim.Replicate: same hashes; exit 1 if not),
+// prints the summary the CLI prints (its traces line folds every seed's
+// trace hash in seed order, so equal lines mean equal traces) and exits
+// 0. Bad usage exits 2.
+// One thread: the mutation driver runs mutants side by side.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/sim"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, lo, hi, err := parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "killer: %v\n", err)
+		return 2
+	}
+	// A seed's live heap is about 1 MB: the CLI's sweep raises GOGC for
+	// the same reason (see cmd/durasim/sweep.go). It changes no result.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	design, _ := model.LookupDesign(cfg.Variant)
+	sum := sim.NewSummary(design.Name)
+	rn := sim.NewRunner()
+	var firstHashes []uint64 // of the seeds replayed at the end, as the CLI's sweep does
+	var firstEvents uint64
+	for seed := lo; ; seed++ {
+		res, err := rn.Run(cfg, seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "killer: %v\n", err)
+			return 2
+		}
+		if res.Failed() {
+			fmt.Fprintf(stdout, "violation seed %d: %s\n", seed, res.Violations[0])
+			return 1
+		}
+		if len(firstHashes) < replayedSeeds {
+			firstHashes = append(firstHashes, res.Hash)
+			firstEvents += res.Events
+		}
+		sum.Add(res)
+		if seed == hi {
+			break
+		}
+	}
+	// As the CLI's sweep: its first seeds again with their traces kept
+	// (each line read back into its event) and from their printed replay
+	// commands, the same hashes.
+	for i, h := range firstHashes {
+		if err := sim.Replicate(cfg, lo+uint64(i), h); err != nil {
+			fmt.Fprintf(stdout, "replicate: %v\n", err)
+			return 1
+		}
+	}
+	sum.Write(stdout, design)
+	fmt.Fprintf(stdout, "replayed    the first %s with their traces kept (%d lines, each read back into its event) and from their printed replay commands: same hashes\n",
+		counted(len(firstHashes), "seed"), firstEvents)
+	return 0
+}
+
+// replayedSeeds is how many of its first seeds the CLI's sweep replays at
+// the end (cmd/durasim/sweep.go).
+const replayedSeeds = 4
+
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// parse reads the flags into the CLI's configuration for `run -seeds`.
+func parse(args []string) (cfg sim.Config, lo, hi uint64, err error) {
+	fs := flag.NewFlagSet("killer", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	seeds := fs.String("seeds", "1:2000", "seed range A:B (inclusive)")
+	variant := fs.String("variant", "correct", "design: correct or a naive variant")
+	if err = fs.Parse(args); err != nil {
+		return cfg, 0, 0, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, 0, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if lo, hi, err = parseRange(*seeds); err != nil {
+		return cfg, 0, 0, err
+	}
+	cfg = sim.DefaultConfig()
+	cfg.Variant = *variant
+	cfg.StopOnViolation = true // as the CLI's sweep sets it
+	if err = cfg.Validate(); err != nil {
+		return cfg, 0, 0, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return cfg, lo, hi, nil
+}
+
+func parseRange(s string) (lo, hi uint64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	lo, err1 := strconv.ParseUint(a, 10, 64)
+	hi, err2 := strconv.ParseUint(b, 10, 64)
+	if !ok || err1 != nil || err2 != nil || hi < lo {
+		return 0, 0, fmt.Errorf("invalid -seeds %q: want A:B with A <= B", s)
+	}
+	return lo, hi, nil
+}
