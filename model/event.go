@@ -102,11 +102,11 @@ func (e *Event) AppendText(b []byte) []byte {
 	}
 	if e.Tenant != "" {
 		b = append(b, " tenant="...)
-		b = append(b, e.Tenant...)
+		b = appendWord(b, e.Tenant)
 	}
 	if e.Key != "" {
 		b = append(b, " key="...)
-		b = append(b, e.Key...)
+		b = appendWord(b, e.Key)
 	}
 	if e.Payload != 0 {
 		b = append(b, " payload="...)
@@ -151,6 +151,18 @@ func (e *Event) AppendText(b []byte) []byte {
 		b = append(b, " ok"...)
 	}
 	return b
+}
+
+// appendWord appends s as one word of the line: as is, or quoted (Go
+// syntax) when it holds a space, a quote or anything unprintable — a
+// malformed tenant id may — so that the line still reads back.
+func appendWord(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == '"' || c >= 0x7f {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(b, s...)
 }
 
 // appendHex32 appends v as 8 lower-case hex digits: a trace shows the low

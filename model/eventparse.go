@@ -60,7 +60,17 @@ func (p *eventParser) field(key string) (string, bool) {
 	if !strings.HasPrefix(p.rest, prefix) {
 		return "", false
 	}
-	v, after, more := strings.Cut(p.rest[len(prefix):], " ")
+	rest := p.rest[len(prefix):]
+	if strings.HasPrefix(rest, `"`) { // a quoted word (appendWord)
+		q, err := strconv.QuotedPrefix(rest)
+		if err == nil {
+			v, _ := strconv.Unquote(q)
+			p.rest = rest[len(q):]
+			return v, true
+		}
+		p.fail(err)
+	}
+	v, after, more := strings.Cut(rest, " ")
 	p.rest = ""
 	if more {
 		p.rest = " " + after

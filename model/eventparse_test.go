@@ -49,6 +49,9 @@ func drawEvent(rt *rapid.T) model.Event {
 	if rapid.Bool().Draw(rt, "strings") {
 		e.Tenant, e.Key = word.Draw(rt, "tenant"), word.Draw(rt, "key")
 	}
+	if rapid.Bool().Draw(rt, "odd strings") { // malformed ids: spaces, quotes, anything
+		e.Tenant, e.Key = rapid.StringN(1, 12, -1).Draw(rt, "odd tenant"), rapid.StringN(1, 12, -1).Draw(rt, "odd key")
+	}
 	if rapid.Bool().Draw(rt, "stage") {
 		e.Stage, e.HasStage = model.Stage(rapid.IntRange(0, int(model.StageDone)).Draw(rt, "st")), true
 	}

@@ -54,9 +54,23 @@ func (r *run) arrive(i int32, edited bool) {
 	}
 }
 
-// malformed sends a malformed first request for document i — an invalid
-// tenant id, no document id, or a version out of range, by the document's
-// index — which the API must refuse with a reason the client is told; the
+// malformations are the ways a first request is malformed, chosen by the
+// document's index: tenant ids just outside seed 000's pattern
+// ^[a-z][a-z0-9-]{1,32}$ (one character, thirty-four, a capital, a digit
+// first, an underscore, a brace just past 'z', a space), no document id,
+// and versions out of range.
+var malformations = []struct {
+	tenant     string
+	noDocument bool
+	version    int
+}{
+	{tenant: "Bad Tenant"}, {tenant: "acme_corp"}, {noDocument: true}, {version: 0}, {version: 1 << 31},
+	{tenant: "a"}, {tenant: "t0123456789-abcdefghijklmnopqrstuv"}, {tenant: "0acme"}, {tenant: "acme{"},
+	{tenant: "acme corp"}, {version: -1},
+}
+
+// malformed sends a malformed first request for document i (one of the
+// malformations, by the document's index), which the API must refuse with a reason the client is told; the
 // client then sends the well-formed request. It reports whether the
 // refusal came (a design that accepted the request goes on as if it were
 // the real one, for the oracles to judge).
@@ -64,17 +78,13 @@ func (r *run) malformed(i int32) bool {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc}}
-	switch d.Index % 5 {
-	case 0:
-		req.Tenant = "Bad Tenant"
-	case 4:
-		req.Tenant += "_corp"
-	case 1:
+	switch bad := malformations[int(d.Index)%len(malformations)]; {
+	case bad.tenant != "":
+		req.Tenant = bad.tenant
+	case bad.noDocument:
 		req.Document = ""
-	case 2:
-		req.Version = 0
-	case 3:
-		req.Version = 1 << 31
+	default:
+		req.Version = bad.version
 	}
 	id, err := r.sys.Enqueue(req)
 	if err == nil {

@@ -13,8 +13,9 @@ import (
 // draws its options per seed: besides its faults, a swarm seed may run a
 // strictly ordered queue, a short outbox retention (so pruning happens
 // under load), a long horizon (arrivals spread over minutes), a small or a
-// large attempt ceiling, a per-tenant reprocess limit of one, or plain
-// exponential or fixed backoff. Each option
+// large attempt ceiling, a per-tenant reprocess limit of one, plain
+// exponential or fixed backoff, or every tenant id the workload knows
+// (those at the edges of the tenant pattern among them). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -27,6 +28,7 @@ type swarmOptions struct {
 	maxAttempts  int32      // 0: the default
 	reprocessCap int32      // 0: the default
 	backoff      model.Strategy
+	tenants      int32 // 0: the default
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -44,6 +46,7 @@ func drawOptions(seed uint64) swarmOptions {
 	few, many := int32(1+r.IntN(2)), int32(6+r.IntN(5))
 	oneReprocess := r.Chance(250_000)
 	strategy := r.IntN(10)
+	allTenants := r.Chance(125_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -71,6 +74,9 @@ func drawOptions(seed uint64) swarmOptions {
 	case 1:
 		o.backoff = model.Fixed
 	}
+	if allTenants {
+		o.tenants = int32(len(tenantNames)) // the edge-of-the-pattern ids included
+	}
 	return o
 }
 
@@ -94,6 +100,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	}
 	if o.backoff != d.Model.Retry.Strategy && cfg.Model.Retry.Strategy == d.Model.Retry.Strategy {
 		cfg.Model.Retry.Strategy = o.backoff
+	}
+	if o.tenants > 0 && cfg.Tenants == d.Tenants {
+		cfg.Tenants = o.tenants
 	}
 	return cfg
 }
@@ -120,6 +129,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		parts = append(parts, "backoff="+cfg.Model.Retry.Strategy.String())
+	}
+	if cfg.Tenants != d.Tenants {
+		parts = append(parts, "tenants="+strconv.Itoa(int(cfg.Tenants)))
 	}
 	return strings.Join(parts, " ")
 }

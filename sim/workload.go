@@ -10,7 +10,11 @@ import (
 )
 
 // tenantNames are valid tenant ids (seed 000's ^[a-z][a-z0-9-]{1,32}$).
-var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell"}
+// The last three sit at the edges of that pattern — two characters,
+// thirty-three, and every kind of character it allows — so a run with
+// many tenants shows that the key builder accepts exactly what it must.
+var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell",
+	"ab", "z-09", "t0123456789-abcdefghijklmnopqrstu"}
 
 // Doc is one document of the workload. Its Text is the content that must
 // never leak into the DLQ, audit, metrics or traces; it carries PII (a CPF
@@ -36,9 +40,7 @@ func (d *Doc) Text() string { return string(d.appendText(nil)) }
 func (d *Doc) appendText(b []byte) []byte {
 	b = append(b, "Fatura "...)
 	b = strconv.AppendInt(b, int64(d.invoice), 10)
-	b = append(b, " de "...)
-	b = append(b, d.Tenant...)
-	b = append(b, ", CPF "...)
+	b = append(b, ", CPF "...) // no tenant id: ids are public, and any 12 bytes of a text are secret
 	b = appendCPF(b, d.cpf)
 	b = append(b, ", contato cliente"...)
 	b = strconv.AppendInt(b, int64(d.Index), 10)
@@ -168,7 +170,7 @@ func (d docSecrets) Len() int { return 2 * len(d) }
 // and at least a one-digit index; a parse error quotes the first 40 bytes
 // of a text. The suite skips texts shorter than that without looking.
 func (d docSecrets) MinLen() int {
-	text := len("Fatura ") + 5 + len(" de ") + len(", CPF ") + 14 + len(", contato cliente") + 1 + len("@example.com, ref ") +
+	text := len("Fatura ") + 5 + len(", CPF ") + 14 + len(", contato cliente") + 1 + len("@example.com, ref ") +
 		len(invariants.CanaryPrefix) + 8
 	parseErr := len("unexpected token near '") + min(40, text) + len("'")
 	return min(text, parseErr)
