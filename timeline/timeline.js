@@ -3,7 +3,7 @@
 // durasim, no library: see the doc of Go package timeline.
 (function () {
   "use strict";
-  var LANE_H = 22, AXIS_H = 34, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4;
+  var LANE_H = 22, AXIS_H = 46, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4;
   var RED = "#c62828", PURPLE = "#7b1fa2";
   var all = [];
   window.durasimTimelines = all;
@@ -119,7 +119,7 @@
     this.n = n;
     var at = this.at = new Float64Array(n), lane = this.lane = new Int32Array(n), kind = this.kind = new Int32Array(n);
     var job = this.job = new Int32Array(n), other = this.other = new Int32Array(n), ten = this.ten = new Int32Array(n);
-    var key = this.key = new Int32Array(n), eid = this.eid = new Int32Array(n), gl = this.gl = new Int32Array(n);
+    var key = this.keyOf = new Int32Array(n), eid = this.eid = new Int32Array(n), gl = this.gl = new Int32Array(n);
     for (i = 0; i < n; i++) {
       var k = i * EV;
       at[i] = ev[k]; lane[i] = ev[k + 1]; kind[i] = ev[k + 2]; job[i] = ev[k + 3]; other[i] = ev[k + 4];
@@ -136,6 +136,8 @@
     for (l = 0; l < d.lanes.length; l++) if (d.lanes[l].role === "w") this.workerLanes.push(l);
     this.glyphName = d.glyphs;
     this.named = {};
+    this.colors = {};
+    this.fills = {};
   };
 
   Timeline.prototype.line = function (i) {
@@ -208,6 +210,11 @@
     }
     this.segT = segT; this.segU = segU; this.segS = segS; this.gaps = gaps;
     this.t0 = t0; this.tEnd = end;
+    var u = this.u = new Float64Array(n), seg = 0;
+    for (i = 0; i < n; i++) { // times ascend: walk the segments once
+      while (seg + 1 < segT.length && segT[seg + 1] <= at[i]) seg++;
+      u[i] = segU[seg] + (at[i] - segT[seg]) * segS[seg];
+    }
   };
 
   function search(arr, v) { // the last index with arr[i] <= v (0 if none)
@@ -227,6 +234,8 @@
     return this.segT[k] + (u - this.segU[k]) / this.segS[k];
   };
   Timeline.prototype.X = function (t) { return (this.U(t) - this.u0) / (this.u1 - this.u0) * this.W; };
+  // xOf is event i's x, from its precomputed place on the axis.
+  Timeline.prototype.xOf = function (i) { return (this.u[i] - this.u0) / (this.u1 - this.u0) * this.W; };
 
   Timeline.prototype.fit = function () {
     var a = this.U(this.t0), b = this.U(this.tEnd), m = Math.max((b - a) * 0.02, 500);
@@ -307,7 +316,7 @@
       if (s.indexOf(":") >= 0 && s.indexOf(term) >= 0) keys[k] = 1;
     }
     return function (i) {
-      return self.kind[i] === kinds || self.ten[i] === tenant || keys[self.key[i]] === 1 || lanes.indexOf(self.lane[i]) >= 0;
+      return self.kind[i] === kinds || self.ten[i] === tenant || keys[self.keyOf[i]] === 1 || lanes.indexOf(self.lane[i]) >= 0;
     };
   };
 
@@ -337,7 +346,7 @@
     this.root.querySelector(".dtl-fit").addEventListener("click", function () { self.fit(); self.redraw(); });
     this.bindMouse(el.canvas, true);
     this.bindMouse(el.axis, false);
-    el.view.addEventListener("keydown", function (ev) { self.key(ev); });
+    el.view.addEventListener("keydown", function (ev) { self.onKey(ev); });
     window.addEventListener("resize", function () { self.resize(); });
   };
 
@@ -375,7 +384,7 @@
     var idx = this.byLane[l], best = -1, bestD = 7;
     var lo = this.firstAt(idx, this.T(this.u0 + (x - 8) / this.W * (this.u1 - this.u0)));
     for (var k = lo; k < idx.length; k++) {
-      var i = idx[k], px = this.X(this.at[i]);
+      var i = idx[k], px = this.xOf(i);
       if (px > x + 8) break;
       if (!this.vis[i]) continue;
       var dd = Math.abs(px - x);
@@ -407,7 +416,7 @@
     tip.style.top = top + "px";
   };
 
-  Timeline.prototype.key = function (ev) {
+  Timeline.prototype.onKey = function (ev) {
     switch (ev.key) {
       case "ArrowRight": case "n": this.step(1); break;
       case "ArrowLeft": case "p": this.step(-1); break;
@@ -449,7 +458,7 @@
 
   // reveal pans an event into view and scrolls its lane into the box.
   Timeline.prototype.reveal = function (i) {
-    var x = this.X(this.at[i]);
+    var x = this.xOf(i);
     if (x < 20 || x > this.W - 20) {
       var span = this.u1 - this.u0, u = this.U(this.at[i]);
       this.u0 = u - span / 2; this.u1 = u + span / 2;
@@ -550,23 +559,26 @@
     }
   };
 
+  // drawBars draws the leases in view; a bar narrower than a few pixels
+  // gets neither outline nor label.
   Timeline.prototype.drawBars = function (g) {
     var b = this.d.bars, n = 0;
     g.font = "10px sans-serif"; g.textBaseline = "middle"; g.textAlign = "left";
     for (var k = 0; k < b.length; k += BAR) {
       if (!this.vis[b[k + 8]]) continue;
       var from = b[k + 4], valid = b[k + 5], to = b[k + 6];
-      var x0 = this.X(from), xv = this.X(Math.min(valid, to)), x1 = this.X(to);
+      var x0 = this.X(from), x1 = this.X(to);
       if (x1 < 0 || x0 > this.W) continue;
-      var y = b[k] * LANE_H + 4, h = LANE_H - 8, job = b[k + 1], w = Math.max(xv - x0, 1.5);
-      g.fillStyle = jobFill(job); g.fillRect(x0, y, w, h);
-      g.strokeStyle = jobColor(job); g.lineWidth = 1; g.strokeRect(x0 + 0.5, y + 0.5, Math.max(w - 1, 0.5), h - 1);
+      var xv = to > valid ? this.X(valid) : x1, y = b[k] * LANE_H + 4, h = LANE_H - 8, job = b[k + 1], w = Math.max(xv - x0, 1.5);
+      n++;
+      g.fillStyle = this.fill(job); g.fillRect(x0, y, w, h);
+      if (x1 - x0 < 4) continue;
+      g.strokeStyle = this.color(job); g.lineWidth = 1; g.strokeRect(x0 + 0.5, y + 0.5, Math.max(w - 1, 0.5), h - 1);
       if (to > valid) { // held past its expiry: dotted until someone noticed
         g.setLineDash([2, 3]); g.beginPath(); g.moveTo(xv, y + 1); g.lineTo(x1, y + 1); g.stroke(); g.setLineDash([]);
       }
       var label = "j" + job + " f" + b[k + 2] + " a" + b[k + 3];
-      if (w > label.length * 6 + 12) { g.fillStyle = jobColor(job); g.fillText(label, Math.max(x0, 0) + 6, y + h / 2); }
-      n++;
+      if (w > label.length * 6 + 12) { g.fillStyle = this.color(job); g.fillText(label, Math.max(x0, 0) + 6, y + h / 2); }
     }
     this.stats.bars = n;
   };
@@ -594,33 +606,79 @@
     for (k = 0; k < L.length; k += 2) {
       var a = L[k], b = L[k + 1];
       if (at[b] < lo || at[a] > hi || !this.vis[a] || !this.vis[b]) continue;
-      g.strokeStyle = jobColor(this.job[a]);
+      g.strokeStyle = this.color(this.job[a]);
       g.globalAlpha = 0.55;
-      g.beginPath(); g.moveTo(this.X(at[a]), this.lane[a] * LANE_H + LANE_H / 2); g.lineTo(this.X(at[b]), this.lane[b] * LANE_H + LANE_H / 2); g.stroke();
+      g.beginPath(); g.moveTo(this.xOf(a), this.lane[a] * LANE_H + LANE_H / 2); g.lineTo(this.xOf(b), this.lane[b] * LANE_H + LANE_H / 2); g.stroke();
       g.globalAlpha = 1;
       n++;
     }
     return n;
   };
 
-  // drawMarks draws the shown events of each lane in view; several in one
-  // pixel column with the same shape are drawn once.
+  // drawMarks draws the shown events of each lane in view. With more than
+  // DENSE of them in view the marks would only hide each other: each lane
+  // then shows, per two-pixel column, a tick as tall as its events are many.
+  var DENSE = 6000;
   Timeline.prototype.drawMarks = function (g) {
-    var n = 0, lo = this.T(this.u0 - (this.u1 - this.u0) * 0.01), hi = this.T(this.u1 + (this.u1 - this.u0) * 0.01);
-    for (var l = 0; l < this.byLane.length; l++) {
-      var idx = this.byLane[l], y = l * LANE_H + LANE_H / 2, lastX = -1e9, lastG = -1, lastJ = -1;
-      for (var k = this.firstAt(idx, lo); k < idx.length; k++) {
-        var i = idx[k];
-        if (this.at[i] > hi) break;
-        if (!this.vis[i]) continue;
-        var x = this.X(this.at[i]), gi = this.gl[i];
-        if (x - lastX < 0.5 && gi === lastG && this.job[i] === lastJ) continue;
-        paint[this.glyphName[gi]](g, x, y, jobColor(this.job[i]));
-        lastX = x; lastG = gi; lastJ = this.job[i];
-        n++;
-      }
+    var lo = this.T(this.u0 - (this.u1 - this.u0) * 0.01), hi = this.T(this.u1 + (this.u1 - this.u0) * 0.01);
+    var from = [], inView = 0, l;
+    for (l = 0; l < this.byLane.length; l++) {
+      var idx = this.byLane[l], a = this.firstAt(idx, lo), b = this.firstAt(idx, hi + 1e-3);
+      from.push([a, b]);
+      inView += b - a;
+    }
+    this.dense = inView > DENSE;
+    var n = 0;
+    for (l = 0; l < this.byLane.length; l++) n += this.dense ? this.drawDense(g, l, from[l][0], from[l][1]) : this.drawLane(g, l, from[l][0], from[l][1]);
+    return n;
+  };
+
+  Timeline.prototype.drawLane = function (g, l, a, b) {
+    var idx = this.byLane[l], y = l * LANE_H + LANE_H / 2, n = 0, last = new Float64Array(this.glyphName.length).fill(-1e9);
+    for (var k = a; k < b; k++) {
+      var i = idx[k];
+      if (!this.vis[i]) continue;
+      var x = this.xOf(i), gi = this.gl[i];
+      if (x - last[gi] < 1) continue; // the same shape within a pixel
+      paint[this.glyphName[gi]](g, x, y, this.color(this.job[i]));
+      last[gi] = x;
+      n++;
     }
     return n;
+  };
+
+  Timeline.prototype.drawDense = function (g, l, a, b) {
+    var idx = this.byLane[l], bins = Math.ceil(this.W / 2) + 1, count = new Int32Array(bins), first = new Int32Array(bins).fill(-1);
+    var top = l * LANE_H, max = 0, k, n = 0;
+    for (k = a; k < b; k++) {
+      var i = idx[k];
+      if (!this.vis[i]) continue;
+      var bin = Math.floor(this.xOf(i) / 2);
+      if (bin < 0 || bin >= bins) continue;
+      if (first[bin] < 0) first[bin] = i;
+      max = Math.max(max, ++count[bin]);
+    }
+    for (k = 0; k < bins; k++) {
+      if (!count[k]) continue;
+      var h = 4 + (LANE_H - 8) * Math.log(1 + count[k]) / Math.log(1 + max);
+      g.fillStyle = this.color(this.job[first[k]]);
+      g.fillRect(k * 2, top + (LANE_H - h) / 2, 2, h);
+      n += count[k];
+    }
+    return n;
+  };
+
+  // color and fill cache each job's colours (a canvas parses every colour
+  // string it is given).
+  Timeline.prototype.color = function (job) {
+    var c = this.colors[job];
+    if (c === undefined) c = this.colors[job] = jobColor(job);
+    return c;
+  };
+  Timeline.prototype.fill = function (job) {
+    var c = this.fills[job];
+    if (c === undefined) c = this.fills[job] = jobFill(job);
+    return c;
   };
 
   Timeline.prototype.drawViolation = function (g) {
@@ -629,7 +687,7 @@
     for (var k = 0; k < ev.length; k++) {
       var i = ev[k];
       if (!this.vis[i]) continue;
-      pts.push([this.X(this.at[i]), this.lane[i] * LANE_H + LANE_H / 2]);
+      pts.push([this.xOf(i), this.lane[i] * LANE_H + LANE_H / 2]);
     }
     g.strokeStyle = RED; g.lineWidth = 2.5;
     if (pts.length > 1) {
@@ -642,7 +700,7 @@
 
   Timeline.prototype.drawSelection = function (g) {
     if (this.sel < 0) return;
-    var i = this.sel, x = this.X(this.at[i]), y = this.lane[i] * LANE_H + LANE_H / 2;
+    var i = this.sel, x = this.xOf(i), y = this.lane[i] * LANE_H + LANE_H / 2;
     g.strokeStyle = "#1a73e8"; g.lineWidth = 2;
     g.strokeRect(x - 7, y - 8, 14, 16);
     g.globalAlpha = 0.25; g.fillStyle = "#1a73e8"; g.fillRect(x - 0.5, 0, 1, this.H); g.globalAlpha = 1;
@@ -663,21 +721,21 @@
       if (s > 0 && this.segT[s] >= a) marks.push(this.segT[s]); // where a gap ends
       for (var t = Math.ceil(a / step) * step; t <= b; t += step) marks.push(t);
     }
-    var lastX = -1e9;
+    var lastX = -1e9, lastLabel = "";
     g.textAlign = "center";
     for (var m = 0; m < marks.length; m++) {
       var x = this.X(marks[m]);
       g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 8); g.lineTo(x + 0.5, AXIS_H); g.stroke();
-      var label = human(marks[m]);
-      if (x - lastX > g.measureText(label).width + 12) { g.fillText(label, x, AXIS_H - 21); lastX = x; }
+      var label = tick(marks[m], step);
+      if (x - lastX > g.measureText(label).width + 12 && label !== lastLabel) { g.fillText(label, x, AXIS_H - 19); lastX = x; lastLabel = label; }
     }
-    var taken = [];
+    var taken = [], gapRow = [];
     for (var k = 0; k < this.gaps.length; k++) {
       var x0 = this.X(this.gaps[k][0]), x1 = this.X(this.gaps[k][1]);
       if (x1 < 0 || x0 > W) continue;
       g.fillStyle = "rgba(120,124,135,0.18)"; g.fillRect(x0, 0, x1 - x0, AXIS_H);
       var gl = "≈ " + human(this.gaps[k][1] - this.gaps[k][0]) + " " + this.ui.idle, gw = g.measureText(gl).width;
-      if (x1 - x0 > 12) place(g, taken, gl, Math.max((x0 + x1) / 2 - gw / 2, 0), "#555");
+      if (x1 - x0 > 12) place(g, gapRow, gl, Math.max((x0 + x1) / 2 - gw / 2, 0), 16, "#555");
     }
     var L = this.d.lines;
     for (k = 0; k < L.length; k += LINE) {
@@ -685,18 +743,26 @@
       var xl = this.X(L[k + 1]);
       if (xl < 0 || xl > W) continue;
       var text = this.d.lineLabels[k / LINE];
-      place(g, taken, text, Math.min(xl + 3, W - g.measureText(text).width - 2), this.d.lineKinds[L[k]] === "deadline" ? RED : "#444");
+      place(g, taken, text, Math.min(xl + 3, W - g.measureText(text).width - 2), 2, this.d.lineKinds[L[k]] === "deadline" ? RED : "#444");
     }
-    if (this.linksHidden) { g.fillStyle = "#777"; g.textAlign = "right"; g.fillText(this.ui.linksOff, W - 4, 2); }
+    if (this.linksHidden) place(g, taken, this.ui.linksOff, W - g.measureText(this.ui.linksOff).width - 4, 2, "#777");
   };
 
   // place writes a label on the axis's top row unless it would overlap one
   // already there.
-  function place(g, taken, text, x, color) {
+  function place(g, taken, text, x, y, color) {
     var w = g.measureText(text).width;
     for (var k = 0; k < taken.length; k++) if (x < taken[k][1] + 6 && x + w > taken[k][0] - 6) return;
     taken.push([x, x + w]);
-    g.textAlign = "left"; g.fillStyle = color; g.fillText(text, x, 2);
+    g.textAlign = "left"; g.fillStyle = color; g.fillText(text, x, y);
+  }
+
+  // tick labels a time with the precision the step between ticks needs.
+  function tick(us, step) {
+    if (us === 0) return "0";
+    var unit = us >= 1e6 ? 1e6 : us >= 1e3 ? 1e3 : 1, name = unit === 1e6 ? " s" : unit === 1e3 ? " ms" : " µs";
+    var dec = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+    return (us / unit).toFixed(Math.min(dec, 6)) + name;
   }
 
   function niceStep(v) {
@@ -710,7 +776,7 @@
     return {
       id: this.root.id, lanes: this.d.lanes.length, laneLabels: this.el.labels.children.length,
       laneNames: this.d.lanes.map(function (l) { return l.name; }), events: this.n, shown: this.shown,
-      marks: this.stats.marks, bars: this.stats.bars, links: this.stats.links, draws: this.stats.draws,
+      marks: this.stats.marks, dense: !!this.dense, bars: this.stats.bars, links: this.stats.links, draws: this.stats.draws,
       lastDrawMs: this.stats.lastDrawMs, firstDrawAt: this.stats.firstDrawAt, selected: this.sel,
       onlyInvolved: this.onlyInvolved, violation: this.violation, width: this.W
     };
@@ -720,7 +786,7 @@
     this.reveal(i);
     this.draw();
     var r = this.el.canvas.getBoundingClientRect();
-    return { x: r.left + this.X(this.at[i]), y: r.top + this.lane[i] * LANE_H + LANE_H / 2 };
+    return { x: r.left + this.xOf(i), y: r.top + this.lane[i] * LANE_H + LANE_H / 2 };
   };
   Timeline.prototype.shownIndices = function () {
     var out = [];
