@@ -89,7 +89,40 @@ func build(res *sim.Result, invariant string) (*data, error) {
 	b.closeBars()
 	b.rateLimits()
 	b.violations(invariant)
+	b.d.noNulls()
 	return b.d, nil
+}
+
+// noNulls makes every empty list an empty array: the script reads their
+// lengths, and JSON writes a nil slice as null.
+func (d *data) noNulls() {
+	for _, s := range []*[]int64{&d.Bars, &d.Spans, &d.Lines} {
+		if *s == nil {
+			*s = []int64{}
+		}
+	}
+	if d.LineLabels == nil {
+		d.LineLabels = []string{}
+	}
+	if d.Links == nil {
+		d.Links = []int32{}
+	}
+	if d.Violations == nil {
+		d.Violations = []violation{}
+	}
+	if d.Involved == nil {
+		d.Involved = [][]int32{}
+	}
+	for i := range d.Involved {
+		if d.Involved[i] == nil {
+			d.Involved[i] = []int32{}
+		}
+	}
+	for i := range d.Violations {
+		if d.Violations[i].Events == nil {
+			d.Violations[i].Events = []int32{}
+		}
+	}
 }
 
 func kindNames() []string {

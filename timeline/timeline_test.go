@@ -168,6 +168,25 @@ func mustBuild(t *testing.T, res *sim.Result) *data {
 	return d
 }
 
+// TestNoNulls: a run with no lease, span, link or violation still gives
+// the script arrays.
+func TestNoNulls(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Docs, cfg.Swarm, cfg.KeepTrace = 1, false, true
+	res, err := sim.Run(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.History = res.History[:2] // an accept and an enqueue: nothing else
+	js, err := encode(mustBuild(t, res), En)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(js, []byte("null")) {
+		t.Errorf("the data holds null: %.300s", js)
+	}
+}
+
 // TestNoHistory refuses a run kept without its trace.
 func TestNoHistory(t *testing.T) {
 	cfg := sim.DefaultConfig()

@@ -87,6 +87,7 @@ func Start(tb testing.TB) *Browser {
 // Page is one tab holding one file.
 type Page struct {
 	ctx      context.Context
+	close    context.CancelFunc
 	URL      string
 	mu       sync.Mutex
 	problems []string
@@ -103,7 +104,7 @@ func (b *Browser) Open(tb testing.TB, file string) *Page {
 	u := (&url.URL{Scheme: "file", Path: abs}).String()
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	tb.Cleanup(cancel)
-	p := &Page{ctx: ctx, URL: u}
+	p := &Page{ctx: ctx, URL: u, close: cancel}
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		tb.Fatal(err)
 	}
@@ -199,6 +200,9 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 	}
 	return fmt.Sprintf("%s at %s:%d:%d", text, d.URL, d.LineNumber, d.ColumnNumber)
 }
+
+// Close closes the tab (else it closes when the test ends).
+func (p *Page) Close() { p.close() }
 
 // Problems lists the console errors, uncaught exceptions and requests
 // outside the file seen so far.
