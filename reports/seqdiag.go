@@ -154,7 +154,9 @@ func seqCanvas(arrows []arrow, named map[uint64]bool) *svgCanvas {
 }
 
 // pt is a point given from the top left (the canvas has y up).
-func (l *seqLayout) pt(x, y float64) vg.Point { return vg.Point{X: vg.Points(x), Y: vg.Points(l.h - y)} }
+func (l *seqLayout) pt(x, y float64) vg.Point {
+	return vg.Point{X: vg.Points(x), Y: vg.Points(l.h - y)}
+}
 
 func (l *seqLayout) lifeline(dc draw.Canvas, x, top float64) {
 	dc.SetColor(seqLine)
