@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/durasim/durasim/internal/browser"
 	"github.com/durasim/durasim/sim"
@@ -210,23 +209,26 @@ func TestSiteInBrowser(t *testing.T) {
 		shots = t.TempDir()
 	}
 	b := browser.Start(t)
+	var p *browser.Page
 	pages := 0
 	for _, bt := range built(t) {
 		for _, l := range Langs() {
-			p := b.Open(t, filepath.Join(dir, "site", string(l), bt.Scenario.Name+".html"))
-			start := time.Now()
+			file := filepath.Join(dir, "site", string(l), bt.Scenario.Name+".html")
+			if p == nil {
+				p = b.Open(t, file)
+			} else {
+				p.Load(t, file)
+			}
 			checkTimelines(t, p, bt)
-			mid := time.Since(start)
 			p.CheckClean(t)
 			pages++
 			if l == En && (bt.Scenario.Name == "opening-incident" || bt.Scenario.Name == "zombie-worker") {
 				screenshot(t, p, filepath.Join(shots, "site-"+bt.Scenario.Name+".png"), `document.querySelector(".dtl")`)
 			}
-			p.Close()
-			t.Logf("%s %s: %s, %s", bt.Scenario.Name, l, mid, time.Since(start))
 		}
 	}
-	index := b.Open(t, filepath.Join(dir, "site", "index.html"))
+	p.Load(t, filepath.Join(dir, "site", "index.html"))
+	index := p
 	index.CheckClean(t)
 	screenshot(t, index, filepath.Join(shots, "site-index.png"), "")
 	if n := browser.Eval[int](t, index, `document.querySelectorAll("a[href$='.html']").length`); n != pages {

@@ -88,8 +88,8 @@ func Start(tb testing.TB) *Browser {
 type Page struct {
 	ctx      context.Context
 	close    context.CancelFunc
-	URL      string
 	mu       sync.Mutex
+	URL      string // the file loaded (guarded by mu)
 	problems []string
 }
 
@@ -97,21 +97,16 @@ type Page struct {
 // network blocked, and waits for its load event.
 func (b *Browser) Open(tb testing.TB, file string) *Page {
 	tb.Helper()
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u := (&url.URL{Scheme: "file", Path: abs}).String()
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	tb.Cleanup(cancel)
-	p := &Page{ctx: ctx, URL: u, close: cancel}
+	p := &Page{ctx: ctx, close: cancel}
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		tb.Fatal(err)
 	}
 	if err := chromedp.Listen(ctx, p.listen); err != nil {
 		tb.Fatal(err)
 	}
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		call(fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}),
 		call(network.Enable, network.EnableParams{}),
 		call(runtime.Enable, struct{}{}),
@@ -121,8 +116,29 @@ func (b *Browser) Open(tb testing.TB, file string) *Page {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p.Do(tb, chromedp.Navigate(u))
+	p.Load(tb, file)
 	return p
+}
+
+// Load replaces the tab's page by file, with what was seen so far
+// forgotten, and waits for its load event (cheaper than a new tab).
+func (p *Page) Load(tb testing.TB, file string) {
+	tb.Helper()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.mu.Lock()
+	p.URL = (&url.URL{Scheme: "file", Path: abs}).String()
+	p.problems = nil
+	p.mu.Unlock()
+	p.Do(tb, chromedp.Navigate(p.URL))
+}
+
+func (p *Page) url() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.URL
 }
 
 // call is a protocol command as a chromedp action.
@@ -139,14 +155,14 @@ func call[P, R any](cmd cdp.Command[P, R], params P) chromedp.Action[chromedp.Vo
 func (p *Page) listen(ev any) {
 	switch e := ev.(type) {
 	case *fetch.EventRequestPaused:
-		if e.Request.URL == p.URL {
+		if e.Request.URL == p.url() {
 			go answer(p.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 			return
 		}
 		p.problem("request outside the file: %s", e.Request.URL)
 		go answer(p.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 	case *network.EventRequestWillBeSent:
-		if e.Request.URL != p.URL {
+		if e.Request.URL != p.url() {
 			p.problem("request outside the file: %s", e.Request.URL)
 		}
 	case *runtime.EventConsoleAPICalled:
@@ -216,7 +232,7 @@ func (p *Page) Problems() []string {
 func (p *Page) CheckClean(tb testing.TB) {
 	tb.Helper()
 	for _, msg := range p.Problems() {
-		tb.Errorf("%s: %s", filepath.Base(p.URL), msg)
+		tb.Errorf("%s: %s", filepath.Base(p.url()), msg)
 	}
 }
 
@@ -230,7 +246,7 @@ func (p *Page) Do(tb testing.TB, actions ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(p.ctx, timeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		tb.Fatalf("%s: %v", filepath.Base(p.URL), err)
+		tb.Fatalf("%s: %v", filepath.Base(p.url()), err)
 	}
 }
 
@@ -242,7 +258,7 @@ func Eval[T any](tb testing.TB, p *Page, expr string) T {
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
-		tb.Fatalf("%s: evaluating %s: %v", filepath.Base(p.URL), expr, err)
+		tb.Fatalf("%s: evaluating %s: %v", filepath.Base(p.url()), expr, err)
 	}
 	return v
 }
@@ -255,14 +271,14 @@ func (p *Page) Screenshot(tb testing.TB, path string) image.Image {
 	defer cancel()
 	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
-		tb.Fatalf("%s: screenshot: %v", filepath.Base(p.URL), err)
+		tb.Fatalf("%s: screenshot: %v", filepath.Base(p.url()), err)
 	}
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	img, err := png.Decode(bytes.NewReader(buf))
 	if err != nil {
-		tb.Fatalf("%s: screenshot is not a PNG: %v", filepath.Base(p.URL), err)
+		tb.Fatalf("%s: screenshot is not a PNG: %v", filepath.Base(p.url()), err)
 	}
 	return img
 }
