@@ -32,7 +32,7 @@
 //
 // # Why a hand-written script
 //
-// The page's script (timeline.js, about 600 lines, embedded with
+// The page's script (timeline.js, about 850 lines, embedded with
 // go:embed) is written for this data and draws on a canvas with no
 // library. A general timeline library (vis-timeline, d3 and its axis and
 // zoom modules) would add 100–500 KB to every page and a build step

@@ -111,7 +111,8 @@ func Fragment(r Run, id string, l Lang) (string, error) {
 	writeViolation(&b, d, l)
 	writeControls(&b, d, l)
 	b.WriteString("<div class=\"dtl-legend\"></div>\n")
-	b.WriteString("<div class=\"dtl-view\" tabindex=\"0\"><canvas class=\"dtl-axis\"></canvas><div class=\"dtl-body\"><div class=\"dtl-labels\"></div><canvas class=\"dtl-canvas\"></canvas></div><div class=\"dtl-tip\" hidden></div></div>\n")
+	fmt.Fprintf(&b, "<div class=\"dtl-view\" tabindex=\"0\"><canvas class=\"dtl-axis\" aria-hidden=\"true\"></canvas><div class=\"dtl-body\"><div class=\"dtl-labels\"></div><canvas class=\"dtl-canvas\" role=\"img\" aria-label=\"%s\"></canvas></div><div class=\"dtl-tip\" hidden></div></div>\n",
+		l.t(fmt.Sprintf("linha do tempo: %d eventos em %d raias", len(d.Text), len(d.Lanes)), fmt.Sprintf("timeline: %d events on %d lanes", len(d.Text), len(d.Lanes))))
 	fmt.Fprintf(&b, "<p class=\"dtl-detail\" aria-live=\"polite\">%s</p>\n", html.EscapeString(l.ui()["hint"]))
 	fmt.Fprintf(&b, "<script type=\"application/json\" class=\"dtl-data\">%s</script>\n</div>\n", js)
 	return b.String(), nil
