@@ -203,8 +203,8 @@ func TestModelCorrectDesignIsClean(t *testing.T) {
 	h.work(w0, h.lease(w0)) // the reprocessed job
 	h.work(w1, h.lease(w1)) // the redriven job
 	h.relay()
-	_, _ = h.sys.Status(model.Actor{Role: model.RoleClient}, "acme", a)
-	_, _ = h.sys.Status(model.Actor{Role: model.RoleClient}, "globex", a)
+	_, _ = h.sys.Status("acme", a)
+	_, _ = h.sys.Status("globex", a)
 
 	if got := h.finish(); len(got) != 0 {
 		t.Fatalf("correct design: %d violations:\n%s", len(got), lines(got))

@@ -102,9 +102,10 @@ func (s *Suite) status(e *model.Event) {
 }
 
 // answeredState reads the state a status answer told its client, from the
-// answer's "owner=X state=Y".
+// client's record "state=X [reason=Y]".
 func answeredState(text string) (string, bool) {
-	_, st, ok := strings.Cut(text, " state=")
+	st, ok := strings.CutPrefix(text, "state=")
+	st, _, _ = strings.Cut(st, " ")
 	return st, ok
 }
 

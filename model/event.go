@@ -136,11 +136,12 @@ func (e *Event) AppendText(b []byte) []byte {
 		b = append(b, " at="...)
 		b = append(b, e.Boundary.String()...)
 	}
+	labels := e.labels()
 	if e.N != 0 {
-		b = appendNumber(b, numberLabels[e.Kind][0], e.N)
+		b = appendNumber(b, labels[0], e.N)
 	}
 	if e.N2 != 0 {
-		b = appendNumber(b, numberLabels[e.Kind][1], e.N2)
+		b = appendNumber(b, labels[1], e.N2)
 	}
 	if e.Text != "" {
 		b = append(b, ' ')
@@ -186,10 +187,26 @@ var numberLabels = [eventKindCount][2]string{
 	EvDLQWrite:  {"attempts", "tokens"},
 }
 
-func appendNumber(b []byte, label string, v int64) []byte {
-	if label == "" {
-		label = "n"
+// labels are the names N and N2 print under for e: its kind's, "n" and
+// "n2" where the kind has none, and "current" for the current fence a
+// refused call is told (whatever its kind calls N2), so that no two
+// events print the same line.
+func (e *Event) labels() [2]string {
+	l := [2]string{"n", "n2"}
+	if e.Kind < eventKindCount {
+		for i, s := range numberLabels[e.Kind] {
+			if s != "" {
+				l[i] = s
+			}
+		}
 	}
+	if e.Code == CodeStaleFence {
+		l[1] = "current"
+	}
+	return l
+}
+
+func appendNumber(b []byte, label string, v int64) []byte {
 	b = append(b, ' ')
 	if label[0] != '~' {
 		b = append(b, label...)

@@ -134,7 +134,7 @@ func (r *scriptRun) run(ops []scriptOp) {
 		case opReprocess:
 			r.sys.Reprocess(op, r.jobID(o.a), []string{"", "alice"}[o.b%2])
 		case opStatus:
-			r.sys.Status(api, smTenants[o.b%len(smTenants)], r.jobID(o.a))
+			r.sys.Status(smTenants[o.b%len(smTenants)], r.jobID(o.a))
 		case opPrune:
 			r.sys.PruneOutbox(relay)
 		case opTick:
@@ -279,7 +279,7 @@ func TestResetReplaysTheSameRun(t *testing.T) {
 	for _, kind := range []model.EventKind{
 		model.EvEnqueue, model.EvLease, model.EvLeaseExpired, model.EvHeartbeat, model.EvAdvance, model.EvAck,
 		model.EvRetry, model.EvDead, model.EvCommit, model.EvDBWrite, model.EvPublish, model.EvMarkPublished,
-		model.EvApply, model.EvPrune, model.EvDLQWrite, model.EvRedrive, model.EvReprocess, model.EvStatus,
+		model.EvApply, model.EvPrune, model.EvDLQWrite, model.EvRedrive, model.EvReprocess,
 	} {
 		if !hasEvent(want.Events, kind) {
 			t.Errorf("the script never produces a %v event", kind)

@@ -47,7 +47,7 @@ func (r *run) arrive(i int32, edited bool) {
 			}
 			var err error
 			if id, err = r.enqueue(i, edited); err != nil {
-				r.refuse(i, replied)
+				r.refuse(i, replied, err)
 				return
 			}
 		}
@@ -64,9 +64,11 @@ func (r *run) malformed(i int32) bool {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc}}
-	switch d.Index % 4 {
+	switch d.Index % 5 {
 	case 0:
 		req.Tenant = "Bad Tenant"
+	case 4:
+		req.Tenant += "_corp"
 	case 1:
 		req.Document = ""
 	case 2:
@@ -160,14 +162,16 @@ func (r *run) resubmit(i int32) {
 // editedPayload is the payload hash of an edited version of a document.
 func editedPayload(p uint64) uint64 { return (p ^ 0x5bd1e9955bd1e995) * fnvPrime }
 
-// refuse answers the client with an error (an idempotency conflict). A
-// client that already got its reply (reply-before-enqueue) was counted.
-func (r *run) refuse(i int32, replied bool) {
+// refuse answers the client with an error (an idempotency conflict), and
+// the error's text: what the client is told is checked for leaks like any
+// other text. A client that already got its reply (reply-before-enqueue)
+// was counted.
+func (r *run) refuse(i int32, replied bool, err error) {
 	if !replied {
 		r.arrivalsLeft--
 	}
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Code = r.docs[i].Tenant, model.CodeIdempotencyConflict
+	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, model.CodeIdempotencyConflict, "refused: "+err.Error()
 	r.emit(e)
 }
 
@@ -185,11 +189,27 @@ func (r *run) noteJob(id model.JobID, doc int32) {
 // not own: the API must answer the first and never the second.
 func (r *run) statusProbe(i int32) {
 	d := &r.docs[i]
-	client := model.Actor{Role: model.RoleClient, ID: i + 1}
 	if id := r.docJob[i]; id != 0 {
-		_, _ = r.sys.Status(client, d.Tenant, id)
+		r.askStatus(i, d.Tenant, id)
 	}
 	if n := r.sys.Jobs(); n > 0 {
-		_, _ = r.sys.Status(client, d.Tenant, model.JobID(1+r.ops.IntN(n)))
+		r.askStatus(i, d.Tenant, model.JobID(1+r.ops.IntN(n)))
 	}
+}
+
+// askStatus asks the API for job id's status as tenant and records what
+// the client was told: the state and reason code, or not found.
+func (r *run) askStatus(i int32, tenant string, id model.JobID) {
+	ans, err := r.sys.Status(tenant, id)
+	e := r.simEvent(model.EvStatus, model.Actor{Role: model.RoleClient, ID: i + 1})
+	e.Job, e.Tenant = id, tenant
+	if err != nil {
+		e.Code = model.CodeNotFound
+	} else {
+		e.Code, e.OK, e.Text = model.CodeOK, true, "state="+ans.State.String()
+		if ans.Code != model.CodeNone {
+			e.Text += " reason=" + ans.Code.String()
+		}
+	}
+	r.emit(e)
 }

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"github.com/durasim/durasim/faults"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -79,9 +81,40 @@ func Replicate(cfg Config, seed, want uint64) error {
 		if line := string(h.Line(&e)); line != r.Trace[i] {
 			return fmt.Errorf("seed %d: trace line %d reads %q, its event formats as %q", seed, i+1, r.Trace[i], line)
 		}
+		back, err := ParseTraceLine(r.Trace[i])
+		if err != nil {
+			return fmt.Errorf("seed %d: %v", seed, err)
+		}
+		if want := printed(e); back != want {
+			return fmt.Errorf("seed %d: trace line %d %q reads back as another event:\n%s", seed, i+1, r.Trace[i], cmp.Diff(want, back))
+		}
 	}
 	if h.Sum() != want || uint64(len(r.Trace)) != r.Events {
 		return fmt.Errorf("seed %d: its %d kept trace lines hash to %016x, the run to %016x over %d events", seed, len(r.Trace), h.Sum(), want, r.Events)
+	}
+	return replayPrinted(r, want)
+}
+
+// replayPrinted runs what a failure's replay command prints for r: the
+// swarm off, the options it drew as flags (r.Config), and the faults that
+// took effect as plan text, parsed back. It must give the same trace.
+func replayPrinted(r *Result, want uint64) error {
+	if !r.Config.Swarm {
+		return nil
+	}
+	plan, err := faults.Parse(r.Realized.OneLine())
+	if err != nil {
+		return fmt.Errorf("seed %d: its realized plan does not parse back: %v", r.Seed, err)
+	}
+	c := r.Config
+	c.Swarm, c.Plan, c.KeepTrace = false, plan, false
+	again, err := Run(c, r.Seed)
+	if err != nil {
+		return fmt.Errorf("seed %d: its replay command is refused: %v", r.Seed, err)
+	}
+	if again.Hash != want {
+		return fmt.Errorf("nondeterminism: seed %d replayed from its printed plan hashes %016x, the run %016x (%s)",
+			r.Seed, again.Hash, want, Command("replay", c, r.Seed))
 	}
 	return nil
 }

@@ -86,8 +86,8 @@ func (r *run) tryForbidden() {
 	if n == 0 {
 		return
 	}
-	id := model.JobID(1 + r.ops.IntN(n))
-	if r.sys.JobRef(id).State != model.Dead {
+	id := model.JobID(1 + r.ops.IntN(n+1)) // now and then an id no job has
+	if j := r.sys.JobRef(id); j == nil || j.State != model.Dead {
 		_ = r.sys.Redrive(r.operatorActor(), id)
 	}
 	_, _ = r.sys.Reprocess(r.operatorActor(), id, "")

@@ -269,3 +269,22 @@ func TestReplicate(t *testing.T) {
 		t.Fatalf("seed 7 against another hash: %v", err)
 	}
 }
+
+// Every trace line of real runs, correct and naive, reads back into its
+// event at the precision it prints (the check every sweep makes on its
+// first seeds, here over more of them).
+func TestTraceLinesReadBack(t *testing.T) {
+	for _, variant := range append([]string{"correct"}, model.VariantNames()...) {
+		cfg := sim.DefaultConfig()
+		cfg.Variant = variant
+		for seed := uint64(1); seed <= 8; seed++ {
+			r, err := sim.Run(cfg, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sim.Replicate(cfg, seed, r.Hash); err != nil {
+				t.Fatalf("%s: %v", variant, err)
+			}
+		}
+	}
+}
