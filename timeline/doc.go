@@ -8,12 +8,13 @@
 // One lane per actor incarnation (each worker incarnation, the relay and
 // consumer incarnations, the API), one for every client, and the broker,
 // the operator, the breaker and the simulator. Time runs left to right,
-// with zoom and pan, and idle gaps longer than a sixtieth of the run (at
-// least 1 s) compressed (a checkbox turns that off). Each lease is a bar
-// coloured by job from its lease to its ack, retry, dead-letter or expiry,
-// labelled with job, fence and attempt, dotted past the moment its lease
-// expired; commits, publishes, deliveries and applies are marks joined by
-// thin lines (commit → publish → apply of one event). Faults are drawn
+// with zoom and pan; an idle gap (no event for longer than 1/200 of the
+// run, at least 100 ms) shrinks to a sliver labelled with its length (a
+// checkbox turns that off). Each lease is a bar coloured by job from its
+// lease to its ack, retry, dead-letter or expiry, labelled with job, fence
+// and attempt, dotted past the moment its lease expired; commits,
+// publishes, deliveries and applies are marks joined by thin lines
+// (commit → publish → apply of one event). Faults are drawn
 // where they took effect: a crash as a cross that ends its incarnation's
 // lane, a pause as a hatched span, broker duplicates, delays and
 // reorderings as marks on the broker's lane, 429 bursts (from the realized
