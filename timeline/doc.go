@@ -45,6 +45,17 @@
 // plus each event's trace text, and the script rebuilds each trace line
 // from them.
 //
+// # Big runs
+//
+// A run of 100,000 events makes a page of about 13 MB (most of it the
+// trace text, so that every line shows byte for byte). The script keeps
+// events in typed arrays with a precomputed place on the axis, draws only
+// what is in view, finds marks by lane and binary search, draws a mark of
+// one shape once per pixel, and with more than 6,000 events in view draws
+// each lane as a density strip (one tick per two pixels, as tall as the
+// events there are many) and leaves out the links; the browser test
+// reports its size and times.
+//
 // # Determinism
 //
 // Rendering is byte-stable: no map order (maps are only looked up), no
