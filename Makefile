@@ -13,7 +13,8 @@ all: test
 build:
 	$(GO) build -o bin/durasim ./cmd/durasim
 
-# The test command CI runs (.ci/run): formatting, vet, every package's tests,
+# The test command CI runs (.ci/run): formatting, vet, every package's tests
+# (the HTML pages in headless Chromium among them: .ci/run installs it),
 # the race detector where goroutines exist (cmd/), a 5000-seed sweep of the
 # correct design, every naive variant caught, and every single fault and pair
 # of faults on the small workload. About 6 minutes on 2 cores with warm
@@ -49,8 +50,10 @@ exhaustive: build
 
 # The main job: every course scenario (correct design and naive variants on
 # the same seed) as Markdown reports with SVG charts, in pt-BR and en, under
-# reports/out/ (index.md first). Takes a few seconds; exits 1 if a scenario's
-# checks do not hold. The committed copy is reports/testdata/golden/.
+# reports/out/ (index.md first), and the same reports as HTML pages with each
+# counterexample's interactive timeline under reports/out/site/ (open
+# index.html). Takes a few seconds; exits 1 if a scenario's checks do not
+# hold. The committed copy is reports/testdata/golden/.
 report: build
 	rm -rf reports/out
 	bin/durasim report -out reports/out

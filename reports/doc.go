@@ -19,12 +19,29 @@
 //	pt-BR/charts/<scenario>-<kind>.svg
 //	en/<scenario>.md
 //	en/charts/<scenario>-<kind>.svg
+//	site/index.html                   the same, as HTML ([Site])
+//	site/pt-BR/<scenario>.html
+//	site/en/<scenario>.html
+//
+// # The site
+//
+// [Built.SiteFile] renders a report for the site: the Markdown the report
+// writes, converted by github.com/yuin/goldmark (GitHub tables, links
+// between reports pointed at their pages), with what Markdown cannot
+// carry put in its place — each chart inline, each sequence diagram drawn
+// as SVG by this package (seqdiag.go, glyph outlines like the charts)
+// instead of a Mermaid block, and each naive arm's counterexample as an
+// interactive timeline (package timeline). A page is self-contained: its
+// style, script and data are inline and its Content-Security-Policy
+// forbids any fetch. The Markdown output is unchanged by all this.
 //
 // # Determinism
 //
 // Reports carry no timestamps, absolute paths or map order: the same code
 // writes the same bytes, which a golden test (testdata/golden, updated
-// with go test ./reports -update) holds it to. Charts are laid out with
+// with go test ./reports -update) holds it to; of the site, only the index
+// has a golden copy, the pages are written twice and compared, held to
+// their Markdown, and opened in headless Chromium (site_test.go). Charts are laid out with
 // gonum.org/v1/plot and written by this package's own SVG canvas, which
 // draws text as the outlines of Liberation Sans (embedded in gonum) with
 // coordinates at a fixed precision: the bytes are stable and a chart looks

@@ -138,19 +138,46 @@ func Generate(list []scenarios.Scenario, langs []Lang, withIndex bool) ([]File, 
 	return files, built, err
 }
 
-// Render turns built scenarios into files, in a fixed order.
+// Render turns built scenarios into files, in a fixed order: the
+// Markdown reports and their charts, then the same reports as the site.
 func Render(built []*Built, langs []Lang, withIndex bool) ([]File, error) {
 	var files []File
 	if withIndex {
 		files = append(files, Index(built, langs))
 	}
+	w := Written{Langs: langs, Index: withIndex}
 	for _, l := range langs {
 		for _, b := range built {
-			fs, err := b.Files(l, Written{Langs: langs, Index: withIndex})
+			fs, err := b.Files(l, w)
 			if err != nil {
 				return nil, err
 			}
 			files = append(files, fs...)
+		}
+	}
+	site, err := Site(built, langs, withIndex)
+	return append(files, site...), err
+}
+
+// Site renders the report site: its index (with every scenario) and one
+// page per scenario and language, under site/.
+func Site(built []*Built, langs []Lang, withIndex bool) ([]File, error) {
+	var files []File
+	if withIndex {
+		f, err := SiteIndex(built, langs)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	w := Written{Langs: langs, Index: withIndex}
+	for _, l := range langs {
+		for _, b := range built {
+			f, err := b.SiteFile(l, w)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
 		}
 	}
 	return files, nil

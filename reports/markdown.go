@@ -14,7 +14,8 @@ import (
 // page accumulates one Markdown report.
 type page struct {
 	strings.Builder
-	l Lang
+	l    Lang
+	site *siteParts // nil: the Markdown report; else its page of the site (site.go)
 }
 
 func (p *page) line(parts ...string) {
@@ -51,7 +52,13 @@ func escapeAll(xs []string) []string {
 // report renders the scenario's Markdown in language l; charts are the
 // files it links to (under charts/).
 func (b *Built) report(l Lang, charts []chartFile, w Written) string {
-	p := &page{l: l}
+	return b.render(l, charts, w, nil)
+}
+
+// render writes the report; with site parts, the Markdown the site's page
+// is converted from (see site.go).
+func (b *Built) render(l Lang, charts []chartFile, w Written, site *siteParts) string {
+	p := &page{l: l, site: site}
 	s := b.Scenario
 	p.line("# ", l.pick(s.Title))
 	p.line()
@@ -352,7 +359,7 @@ func (p *page) counterexamples(b *Built) {
 			}
 			p.table([]string{"", l.t("passo", "step")}, rows)
 			p.line()
-			p.WriteString(mermaid(customArrows(o.Custom.Messages, l)))
+			p.diagram(customArrows(o.Custom.Messages, l), nil)
 			continue
 		}
 		c := b.Counter[i]
@@ -382,7 +389,17 @@ func (p *page) jobPath(b *Built) {
 	for i := range b.Path.Events {
 		arrows[i] = eventArrow(&b.Path.Events[i])
 	}
-	p.WriteString(mermaid(arrows))
+	p.diagram(arrows, nil)
+}
+
+// diagram writes a sequence diagram: a Mermaid block in the Markdown, SVG
+// drawn by this package on the site.
+func (p *page) diagram(arrows []arrow, named map[uint64]bool) {
+	if p.site == nil {
+		p.WriteString(mermaid(arrows))
+		return
+	}
+	p.WriteString(p.site.add(p.site.diagram(arrows, named)))
 }
 
 // eventTable lists events; those in named are marked.
@@ -441,7 +458,10 @@ func (p *page) counterexample(o scenarios.Outcome, c *Counterexample) {
 	for i := range c.Events {
 		arrows[i] = eventArrow(&c.Events[i])
 	}
-	p.WriteString(mermaid(arrows))
+	p.diagram(arrows, named)
+	if p.site != nil {
+		p.WriteString(p.site.add(p.site.timeline(o.Arm.Name(), c)))
+	}
 }
 
 // detailText is the event's trace text after its kind and actor.
@@ -531,7 +551,11 @@ func maxOf(xs []int32) int32 {
 func (p *page) chartSection(charts []chartFile) {
 	l := p.l
 	p.h2(l.t("Gráficos", "Charts"))
-	for _, c := range charts {
+	for i, c := range charts {
+		if p.site != nil {
+			p.WriteString(p.site.add(p.site.chartFigure(c, i)))
+			continue
+		}
 		p.line("![", c.Caption, "](charts/", c.Name, ")")
 		p.line()
 		p.line("*", c.Caption, "*")

@@ -23,6 +23,7 @@ var participantOrder = []string{"client", "api", "queue", "w", "worker", "workfl
 // arrow is one line of the diagram before rendering.
 type arrow struct {
 	from, to, text string
+	seq            uint64 // the event's number (0: a custom arm's message)
 }
 
 // lane is the diagram lane of an actor (workers by id, incarnations
@@ -53,32 +54,32 @@ func eventArrow(e *model.Event) arrow {
 	text := strconv.FormatUint(e.Seq, 10) + " " + eventText(e)
 	switch e.Kind {
 	case model.EvAccept, model.EvStatus:
-		return arrow{from, "api", text}
+		return arrow{from: from, to: "api", text: text, seq: e.Seq}
 	case model.EvEnqueue, model.EvLease, model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry,
 		model.EvDead, model.EvCancel, model.EvCancelAtLease, model.EvExhausted, model.EvLeaseExpired:
-		return arrow{from, "queue", text}
+		return arrow{from: from, to: "queue", text: text, seq: e.Seq}
 	case model.EvCommit:
-		return arrow{from, "outbox", text}
+		return arrow{from: from, to: "outbox", text: text, seq: e.Seq}
 	case model.EvDBWrite:
-		return arrow{from, "db", text}
+		return arrow{from: from, to: "db", text: text, seq: e.Seq}
 	case model.EvPublish:
-		return arrow{from, "broker", text}
+		return arrow{from: from, to: "broker", text: text, seq: e.Seq}
 	case model.EvMarkPublished, model.EvPrune:
-		return arrow{from, "outbox", text}
+		return arrow{from: from, to: "outbox", text: text, seq: e.Seq}
 	case model.EvDeliver, model.EvApply:
-		return arrow{"broker", "consumer", text}
+		return arrow{from: "broker", to: "consumer", text: text, seq: e.Seq}
 	case model.EvDLQWrite, model.EvRedrive, model.EvReprocess:
-		return arrow{from, "dlq", text}
+		return arrow{from: from, to: "dlq", text: text, seq: e.Seq}
 	case model.EvExtract:
 		if e.Stage == model.StageExtract {
-			return arrow{from, "llm", text}
+			return arrow{from: from, to: "llm", text: text, seq: e.Seq}
 		}
 	case model.EvWorkFail:
 		if e.Code == model.CodeProviderRateLimited {
-			return arrow{"llm", from, text}
+			return arrow{from: "llm", to: from, text: text, seq: e.Seq}
 		}
 	}
-	return arrow{from, from, text}
+	return arrow{from: from, to: from, text: text, seq: e.Seq}
 }
 
 // eventText is the event's trace text without actor, tenant and key (the
@@ -100,8 +101,16 @@ const maxLanes = 12
 // otherWorkers is the shared lane of the workers past the cap.
 const otherWorkers = "wx"
 
-// mermaid renders arrows as a sequenceDiagram.
-func mermaid(arrows []arrow) string {
+// participant is one lane of a sequence diagram: its id in the arrows and
+// the name shown on top.
+type participant struct {
+	id, name string
+}
+
+// lanes lists the diagram's participants in participantOrder (workers by
+// number, those past the cap in one shared lane) and the arrows moved to
+// that shared lane.
+func lanes(arrows []arrow) ([]participant, []arrow) {
 	used := map[string]bool{}
 	var workers []string // in order of appearance
 	for _, a := range arrows {
@@ -119,19 +128,33 @@ func mermaid(arrows []arrow) string {
 		y, _ := strconv.Atoi(b[1:])
 		return x - y
 	})
-	var b strings.Builder
-	b.WriteString("```mermaid\nsequenceDiagram\n")
+	var out []participant
 	for _, p := range participantOrder {
 		switch {
 		case p == "w":
 			for _, n := range kept {
-				b.WriteString("    participant " + n + "\n")
+				out = append(out, participant{n, n})
 			}
 			if len(grouped) > 0 {
-				fmt.Fprintf(&b, "    participant %s as %d other workers\n", otherWorkers, len(grouped))
+				out = append(out, participant{otherWorkers, fmt.Sprintf("%d other workers", len(grouped))})
 			}
 		case used[p]:
-			b.WriteString("    participant " + p + "\n")
+			out = append(out, participant{p, p})
+		}
+	}
+	return out, arrows
+}
+
+// mermaid renders arrows as a sequenceDiagram.
+func mermaid(arrows []arrow) string {
+	parts, arrows := lanes(arrows)
+	var b strings.Builder
+	b.WriteString("```mermaid\nsequenceDiagram\n")
+	for _, p := range parts {
+		if p.id == p.name {
+			b.WriteString("    participant " + p.id + "\n")
+		} else {
+			b.WriteString("    participant " + p.id + " as " + p.name + "\n")
 		}
 	}
 	for _, a := range arrows {
@@ -206,7 +229,7 @@ func mermaidText(s string) string {
 func customArrows(msgs []scenarios.Message, l Lang) []arrow {
 	out := make([]arrow, len(msgs))
 	for i, m := range msgs {
-		out[i] = arrow{m.From, m.To, l.pick(m.Text)}
+		out[i] = arrow{from: m.From, to: m.To, text: l.pick(m.Text)}
 	}
 	return out
 }

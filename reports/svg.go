@@ -229,6 +229,10 @@ type svgOptions struct {
 	keep   func(layer string, text bool) bool
 	margin float64
 	scale  float64
+	// inline is for an SVG inside an HTML page: no XML declaration, and
+	// the glyph ids prefixed with ids (several SVGs share one page's ids).
+	inline bool
+	ids    string
 }
 
 // svg writes the chart. The production form is svg(svgOptions{}).
@@ -239,17 +243,25 @@ func (c *svgCanvas) svg(o svgOptions) []byte {
 	if o.scale > 0 {
 		size = fmt.Sprintf(`width="%s" height="%s"`, num((w+2*m)*o.scale), num((h+2*m)*o.scale))
 	}
-	fmt.Fprintf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" %s viewBox=\"%s %s %s %s\">\n",
+	if !o.inline {
+		b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	}
+	fmt.Fprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" %s viewBox=\"%s %s %s %s\">\n",
 		size, num(-m), num(-m), num(w+2*m), num(h+2*m))
 	b.WriteString("<defs>\n")
+	ids := "g" + o.ids
 	for i, g := range c.glyphs {
-		fmt.Fprintf(&b, "<path id=\"g%d\" d=\"%s\"/>\n", i, g.d)
+		fmt.Fprintf(&b, "<path id=\"%s%d\" d=\"%s\"/>\n", ids, i, g.d)
 	}
 	b.WriteString("</defs>\n")
 	fmt.Fprintf(&b, "<g transform=\"matrix(1 0 0 -1 0 %s)\">\n", num(h))
 	for _, e := range c.elems {
 		if e.layer == "" || o.keep == nil || o.keep(e.layer, e.text) {
-			b.WriteString(e.s)
+			s := e.s
+			if o.ids != "" && e.text {
+				s = strings.ReplaceAll(s, `xlink:href="#g`, `xlink:href="#`+ids)
+			}
+			b.WriteString(s)
 			b.WriteByte('\n')
 		}
 	}

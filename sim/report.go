@@ -52,6 +52,18 @@ func indent(text, prefix string) string {
 // trace: the events of the job it concerns, the events it names, and every
 // crash, pause and injected fault, up to the last event that proves it.
 func Timeline(res *Result, invariant string) []string {
+	idx := TimelineIndices(res, invariant)
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = res.Trace[k]
+	}
+	return out
+}
+
+// TimelineIndices is [Timeline] as positions in res.History: the events of
+// the jobs the violations of invariant concern, the events they name, and
+// every crash, pause and injected fault, up to the last named event.
+func TimelineIndices(res *Result, invariant string) []int {
 	jobs, named := map[model.JobID]bool{}, map[uint64]bool{}
 	var last uint64
 	for _, v := range res.Violations {
@@ -66,14 +78,14 @@ func Timeline(res *Result, invariant string) []string {
 			last = max(last, seq)
 		}
 	}
-	var out []string
+	var out []int
 	for i := range res.History {
 		e := &res.History[i]
 		if last > 0 && e.Seq > last {
 			break
 		}
 		if onPath(e, jobs, named) {
-			out = append(out, res.Trace[i])
+			out = append(out, i)
 		}
 	}
 	return out

@@ -83,11 +83,17 @@ func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	cfg, seed, err := oneSeed("replay", args, stderr)
+	var html string
+	cfg, seed, err := oneSeed("replay", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&html, "html", "", "also write the run as an interactive timeline to this HTML file (a failing run: its shrunk counterexample first)")
+	})
 	if err != nil {
 		return err
 	}
 	defer closeBackend(cfg)
+	if err := checkHTMLFile(html); err != nil {
+		return err
+	}
 	cfg.KeepTrace = true
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
@@ -100,6 +106,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "violation: %s\n", v)
 	}
 	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
+	if html != "" {
+		if err := replayPage(html, cfg, res, stderr); err != nil {
+			return err
+		}
+	}
 	if res.Failed() {
 		return errViolation
 	}
@@ -167,9 +178,13 @@ func explicit(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// oneSeed parses the flags of a single-seed command (replay, shrink).
-func oneSeed(name string, args []string, stderr io.Writer) (sim.Config, uint64, error) {
+// oneSeed parses the flags of a single-seed command (replay, shrink);
+// extra adds the command's own flags.
+func oneSeed(name string, args []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (sim.Config, uint64, error) {
 	f := newSimFlags(name, stderr)
+	for _, add := range extra {
+		add(f.fs)
+	}
 	if err := f.parse(args); err != nil {
 		return sim.Config{}, 0, err
 	}

@@ -3,13 +3,16 @@
 // # Commands
 //
 //	run        one seed or a range (-seeds A:B, -parallel N, -json, -shard i/n),
-//	           -check-determinism, -exhaustive, or -scenario NAME|all
-//	replay     the trace of one seed, ending with "hash <hex>"
+//	           -check-determinism, -exhaustive, or -scenario NAME|all; the
+//	           timeline of a failing seed (-html FILE) or of each (-html-dir DIR)
+//	replay     the trace of one seed, ending with "hash <hex>" (-html FILE:
+//	           also the run as an interactive timeline, package timeline)
 //	shrink     a failing seed reduced to a minimal counterexample
 //	mutants    every naive variant: caught, by which invariant, seeds and time
 //	           to the first catch, shrunk size (-trials, -json, -exhaustive)
 //	scenarios  the course scenarios
-//	report     the scenario reports, pt-BR and en (-out, -lang, -scenario)
+//	report     the scenario reports, pt-BR and en, Markdown and HTML site
+//	           (-out, -lang, -scenario)
 //	bench      events/s of durasim against a bare event loop, a
 //	           testing/synctest bubble and clock.Mock (-json)
 //	chaos      real processes on PostgreSQL, SIGKILLed at named points

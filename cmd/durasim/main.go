@@ -25,7 +25,7 @@ func commands() []command {
 		{"replay", "-seed N [flags]", "print the trace of one seed, ending with its hash", cmdReplay},
 		{"shrink", "-seed N [flags]", "shrink a failing seed to a minimal counterexample", cmdShrink},
 		{"scenarios", "", "list the course scenarios", cmdScenarios},
-		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports (Markdown + SVG charts, pt-BR and en)", cmdReport},
+		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports (Markdown + SVG charts, and the HTML site; pt-BR and en)", cmdReport},
 		{"mutants", "[-seeds A:B] [flags]", "catch every naive variant: seeds to first catch, shrunk counterexample", cmdMutants},
 		{"bench", "[flags]", "events/s of durasim against a bare event loop, synctest and clock.Mock", cmdBench},
 		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},

@@ -16,7 +16,7 @@ import (
 )
 
 // TestReportTwice writes every report twice, in parallel builds, into two
-// directories: the trees must be byte-identical.
+// directories: the trees must be byte-identical, the site included.
 func TestReportTwice(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
@@ -34,8 +34,10 @@ func TestReportTwice(t *testing.T) {
 			t.Errorf("%s differs between two runs", path)
 		}
 	}
-	if _, ok := ta["index.md"]; !ok {
-		t.Error("no index.md")
+	for _, name := range []string{"index.md", "site/index.html", "site/pt-BR/opening-incident.html", "site/en/opening-incident.html"} {
+		if _, ok := ta[name]; !ok {
+			t.Errorf("no %s", name)
+		}
 	}
 }
 
@@ -62,8 +64,10 @@ func TestReportSelective(t *testing.T) {
 		t.Fatalf("status %d", code)
 	}
 	got := tree(t, dir)
-	if _, ok := got["en/dual-write.md"]; !ok || len(got) != 2 {
-		t.Fatalf("files: %v, want en/dual-write.md and its chart", keys(got))
+	_, md := got["en/dual-write.md"]
+	_, page := got["site/en/dual-write.html"]
+	if !md || !page || len(got) != 3 {
+		t.Fatalf("files: %v, want en/dual-write.md, its chart and its page of the site (no index)", keys(got))
 	}
 	var stderr bytes.Buffer
 	if code := run([]string{"report", "-lang", "fr"}, io.Discard, &stderr); code != 2 {

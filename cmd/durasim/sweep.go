@@ -22,6 +22,8 @@ type sweepFlags struct {
 	parallel int
 	json     bool
 	shard    string
+	html     string // html.go
+	htmlDir  string
 }
 
 func addSweepFlags(fs *flag.FlagSet) *sweepFlags {
@@ -29,6 +31,8 @@ func addSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	fs.IntVar(&s.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, one per OS thread, 1 to %d, and at most %d GiB of seeds in memory at once; results are folded in seed order, so the output does not depend on it", maxParallel, maxSweepBytes>>30))
 	fs.BoolVar(&s.json, "json", false, "print JSON lines: one per seed with violations, then one summary line")
 	fs.StringVar(&s.shard, "shard", "", "i/n: run only the seeds s of the range A:B with (s-A) % n == i, 0 <= i < n")
+	fs.StringVar(&s.html, "html", "", "with one seed that fails: write its interactive timeline (the shrunk counterexample, then the whole run) to this HTML file")
+	fs.StringVar(&s.htmlDir, "html-dir", "", "write the interactive timeline of every failing seed to DIR/seed-N.html (created if missing)")
 	return s
 }
 
@@ -51,6 +55,9 @@ func (s *sweepFlags) seeds(r seedRange, cfg sim.Config, explicitParallel bool, s
 	}
 	seeds, err := r.list(i, n)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkHTML(len(seeds)); err != nil {
 		return nil, err
 	}
 	fit := int(max(1, maxSweepBytes/seedBytes(cfg)))
@@ -142,6 +149,9 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 		if sh, err = sim.Shrink(cfg, sum.First.Seed, sum.First, 0); err != nil {
 			return err
 		}
+	}
+	if err := s.htmlPages(cfg, seeds, sum, sh, stderr); err != nil {
+		return err
 	}
 	if s.json {
 		if err := enc.Encode(newSummaryLine(sum, design, s.shard, sh)); err != nil {
