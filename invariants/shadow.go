@@ -32,6 +32,7 @@ type shadow struct {
 	revivedLate bool        // that revival came after the faults stopped
 	excuse      uint64      // a permanent or provider-429 failure since the revival
 	dlq         dlqRecord   // the last DLQ write
+	readyGen    uint32      // the generation of its live entry in the oracle's ready queue
 	dlqResolved bool        // revived or acked since the last DLQ write
 }
 

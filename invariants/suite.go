@@ -17,25 +17,27 @@ type Suite struct {
 	drained bool
 	safety  violations
 
-	jobTable                          // jobs by id
-	owners    map[string]int32        // tenant-isolation: index+1 in ownerList of each key's owner
-	ownerList []owner                 // the owners, in order claimed: updated in place, no second map write
-	applied   map[stageKey]uint64     // exactly-once: first applied effect per (key, stage)
-	outbox    outboxTable             // nothing-lost: per EventID
-	writes    []dbWrite               // nothing-lost: dual writes
-	orphans   []dbWrite               // nothing-lost: publishes with no event id
-	promises  map[model.JobID]promise // nothing-lost: promises of jobs not yet enqueued
-	ops       operatorLog             // reprocess-redrive
-	buckets   map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
-	secrets   secretIndex             // dlq-hygiene: finds any workload secret in a text
-	g         global                  // the oracle's shared account: fences, messages, phases
-	brk       breakerRef              // circuit-breaker: the oracle's reference breaker
-	loose     map[string]*keyRecord   // idempotency: keys no enqueue owns
-	rows      []rowRec                // by event id: each outbox row's identity, mark and prune
-	texts     map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
-	others    map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
-	leaked    map[string]bool         // dlq-hygiene: event strings already reported as they came
-	excerpts  excerptIndex            // dlq-hygiene: windows of the strings handed out
+	jobTable                            // jobs by id
+	owners      map[string]int32        // tenant-isolation: index+1 in ownerList of each key's owner
+	ownerList   []owner                 // the owners, in order claimed: updated in place, no second map write
+	applied     map[stageKey]uint64     // exactly-once: first applied effect per (key, stage)
+	outbox      outboxTable             // nothing-lost: per EventID
+	writes      []dbWrite               // nothing-lost: dual writes
+	orphans     []dbWrite               // nothing-lost: publishes with no event id
+	promises    map[model.JobID]promise // nothing-lost: promises of jobs not yet enqueued
+	ops         operatorLog             // reprocess-redrive
+	buckets     map[string]*bucket      // reprocess-redrive: per-tenant reprocess limit
+	secrets     secretIndex             // dlq-hygiene: finds any workload secret in a text
+	g           global                  // the oracle's shared account: fences, messages, phases
+	brk         breakerRef              // circuit-breaker: the oracle's reference breaker
+	loose       map[string]*keyRecord   // idempotency: keys no enqueue owns
+	rows        []rowRec                // by event id: each outbox row's identity, mark and prune
+	readyQ      readyQueue              // the oracle's own ready queue (queue order)
+	orderedHead model.JobID             // the oldest job an ordered queue may still hold
+	texts       map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
+	others      map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
+	leaked      map[string]bool         // dlq-hygiene: event strings already reported as they came
+	excerpts    excerptIndex            // dlq-hygiene: windows of the strings handed out
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
@@ -83,6 +85,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.brk.reset(cfg.Model.Breaker)
 	s.loose = reuse.Map(s.loose)
 	s.rows = reuse.Slice(s.rows)
+	s.readyQ.items, s.orderedHead = s.readyQ.items[:0], 0
 	s.texts = reuse.Map(s.texts)
 	s.others = reuse.Map(s.others)
 	s.leaked = reuse.Map(s.leaked)
@@ -173,6 +176,7 @@ func (s *Suite) Record(e *model.Event) {
 	}
 	if j != nil {
 		j.advance(e)
+		s.requeue(e, j)
 	}
 }
 
@@ -189,12 +193,15 @@ func (s *Suite) observe(e *model.Event, j *job) {
 	case model.EvStatus:
 		s.status(e)
 	case model.EvLease:
+		s.takenInOrder(e, j)
 		s.lease(e, j)
 	case model.EvLeaseExpired:
 		s.expired(e, j)
 	case model.EvCancelAtLease:
+		s.takenInOrder(e, j)
 		s.cancelledAtLease(e, j)
 	case model.EvExhausted:
+		s.takenInOrder(e, j)
 		s.exhausted(e, j)
 	case model.EvHeartbeat:
 		s.heartbeat(e, j)

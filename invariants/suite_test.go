@@ -174,8 +174,8 @@ func newFeeder(jobs int) *feeder {
 
 // cycle records one job's lease, heartbeat, advance, failure and retry.
 func (f *feeder) cycle() {
+	j := 1 + f.n%(len(f.evs)-1) // in turn, as a queue hands them out: each retried job is ready again last
 	f.n++
-	j := 1 + f.n%(len(f.evs)-1)
 	job := &f.evs[j]
 	f.fence++
 	f.attempts[j]++
