@@ -78,7 +78,7 @@ func parse(args []string) (*flags, error) {
 	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "mutants built and run at once")
 	fs.StringVar(&f.timeout, "timeout", "10x", "per mutant: a multiple of the unmutated killer's time (at least 10s), or a duration")
 	fs.StringVar(&f.equivalent, "equivalent", "", "file of survivors argued equivalent (default internal/mutation/equivalent/<package>.txt, if present)")
-	fs.StringVar(&f.out, "out", "tmp/mutation", "directory for the JSON report and the scratch files")
+	fs.StringVar(&f.out, "out", "tmp/mutation", "directory for the reports and the scratch files (in _work, which the go command skips)")
 	fs.Float64Var(&f.target, "target", 90, "score target, percent")
 	fs.BoolVar(&f.keep, "keep", false, "keep the scratch directory (and its build cache)")
 	fs.BoolVar(&f.schemata, "schemata", true, "run the mutants that allow it from one build of the killer (false: build the killer for every mutant)")
@@ -173,7 +173,7 @@ func measure(f *flags, stdout, stderr io.Writer) error {
 }
 
 func (f *flags) options(stderr io.Writer) (mutation.Options, error) {
-	o := mutation.Options{Pkg: f.pkg, Killer: strings.Fields(f.killer), Jobs: f.jobs, Dir: filepath.Join(f.out, "work"), PrivateCache: !f.schemata, Schemata: f.schemata, Progress: stderr}
+	o := mutation.Options{Pkg: f.pkg, Killer: strings.Fields(f.killer), Jobs: f.jobs, Dir: filepath.Join(f.out, "_work"), PrivateCache: !f.schemata, Schemata: f.schemata, Progress: stderr}
 	var err error
 	if o.Filter, err = f.regexp(); err != nil {
 		return o, err
