@@ -54,11 +54,13 @@ func (c *checked) where() string {
 }
 
 // noteText remembers an event's text for the excerpt check, once per
-// distinct text.
-func (s *Suite) noteText(e *model.Event) {
-	if _, ok := s.texts[e.Text]; !ok {
-		s.texts[e.Text] = textSeen{seq: e.Seq, job: e.Job, kind: e.Kind}
+// distinct text, and reports whether it is new.
+func (s *Suite) noteText(e *model.Event) bool {
+	if _, ok := s.texts[e.Text]; ok {
+		return false
 	}
+	s.texts[e.Text] = textSeen{seq: e.Seq, job: e.Job, kind: e.Kind}
+	return true
 }
 
 // noteStrings remembers an event's key and tenant when they are not its
@@ -230,13 +232,14 @@ func sortValues(vs []reflect.Value) {
 }
 
 // excerptIndex indexes the windows of a few strings and finds, in a long
-// text, every window they share with it. A bitmap of the windows' first
-// two bytes lets the scan skip most positions of a text without hashing.
+// text, every window they share with it. A bitmap of a hash of the
+// windows' first four bytes lets the scan skip most positions of a text
+// without hashing the whole window.
 type excerptIndex struct {
 	strs   []string
 	slots  []int32 // entry index + 1 by window hash (open addressing; 0: empty)
 	ents   []excerptEntry
-	starts [1 << 16 / 64]uint64 // bit b0<<8|b1 set: some window starts with b0 b1
+	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
 }
 
 // excerptEntry is a window of string str starting at off.
@@ -261,12 +264,16 @@ func (x *excerptIndex) add(val string, id int32) {
 	}
 	x.strs[id] = val
 	for i := 0; i+excerptWindow <= len(val); i++ {
-		x.starts[bigram(val[i], val[i+1])/64] |= 1 << (bigram(val[i], val[i+1]) % 64)
+		g := prefix4(val[i], val[i+1], val[i+2], val[i+3])
+		x.starts[g/64] |= 1 << (g % 64)
 		x.insert(excerptEntry{hash: hashWindow(val[i : i+excerptWindow]), str: id, off: int32(i)})
 	}
 }
 
-func bigram(a, b byte) uint32 { return uint32(a)<<8 | uint32(b) }
+// prefix4 folds a window's first four bytes into 16 bits.
+func prefix4(a, b, c, d byte) uint32 {
+	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24) * 0x9e3779b1 >> 16
+}
 
 func (x *excerptIndex) insert(e excerptEntry) {
 	if 2*(len(x.ents)+1) > len(x.slots) {
@@ -302,7 +309,7 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 	}
 	mask := uint64(len(x.slots) - 1)
 	for i := 0; i+excerptWindow <= len(text); i++ {
-		if g := bigram(text[i], text[i+1]); x.starts[g/64]&(1<<(g%64)) == 0 {
+		if g := prefix4(text[i], text[i+1], text[i+2], text[i+3]); x.starts[g/64]&(1<<(g%64)) == 0 {
 			continue
 		}
 		w := text[i : i+excerptWindow]

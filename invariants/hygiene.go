@@ -40,7 +40,9 @@ func (s *Suite) leak(text string) string {
 // checkText checks the text of any event, and keeps it for the excerpt
 // check at the end.
 func (s *Suite) checkText(e *model.Event) {
-	s.noteText(e)
+	if !s.noteText(e) {
+		return // a text seen before got its verdict then
+	}
 	if what := s.leak(e.Text); what != "" {
 		s.report(DLQHygiene, e.Job, fmt.Sprintf("%v event text holds %s", e.Kind, what), e.Seq)
 		s.leaked[e.Text] = true

@@ -76,10 +76,17 @@ func (s *Suite) head(now model.Time) (model.JobID, model.Time, bool) {
 	q := &s.readyQ
 	for len(q.items) > 0 {
 		top := q.items[0]
-		if j := s.known(top.job); j != nil && j.sh.readyGen == top.gen && !j.state.Terminal() {
-			return top.job, top.at, top.at <= now
+		j := s.known(top.job)
+		if j == nil || j.sh.readyGen != top.gen || j.state.Terminal() {
+			q.pop()
+			continue
 		}
-		q.pop()
+		if at := s.readyAt(j); at != top.at { // heartbeats moved its lease's end: not pushed each time
+			q.pop()
+			q.push(readyRef{at: at, job: top.job, gen: top.gen})
+			continue
+		}
+		return top.job, top.at, top.at <= now
 	}
 	return 0, 0, false
 }
@@ -136,10 +143,8 @@ func (s *Suite) requeue(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvEnqueue:
 		s.ready(e.Job, j, j.sh.visibleAt)
-	case model.EvLease, model.EvHeartbeat:
-		if j.state == model.Leased {
-			s.ready(e.Job, j, j.lease.until)
-		}
+	case model.EvLease:
+		s.ready(e.Job, j, j.lease.until)
 	case model.EvRetry:
 		s.ready(e.Job, j, j.sh.visibleAt)
 	case model.EvRedrive:
