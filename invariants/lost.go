@@ -111,6 +111,7 @@ func (s *Suite) retire() {
 }
 
 func (s *Suite) accept(e *model.Event, j *job) {
+	s.noteServed(e)
 	if !e.OK || j == nil {
 		return
 	}
@@ -125,6 +126,40 @@ func (s *Suite) accept(e *model.Event, j *job) {
 		s.keepPromise(j, promise{key: e.Key, seq: e.Seq})
 	} else {
 		s.promises[e.Job] = promise{key: e.Key, seq: e.Seq}
+	}
+}
+
+// served is what one client was told: its first job id, and its last
+// refusal before that.
+type served struct{ accepted, refused uint64 }
+
+// noteServed records a client's answer (see [Config.Clients]).
+func (s *Suite) noteServed(e *model.Event) {
+	id := int(e.Actor.ID)
+	if e.Actor.Role != model.RoleClient || id < 1 || id >= len(s.served) || s.served[id].accepted != 0 {
+		return
+	}
+	if e.OK && e.Job != 0 {
+		s.served[id].accepted = e.Seq
+	} else if !e.OK {
+		s.served[id].refused = e.Seq
+	}
+}
+
+// unserved reports every client of a drained run never told a job id:
+// its document was lost at the door, whether every request was refused
+// (a well-formed request refused as malformed, say) or none was answered.
+func (s *Suite) unserved(out *violations) {
+	for id := 1; id < len(s.served); id++ {
+		c := s.served[id]
+		if c.accepted != 0 {
+			continue
+		}
+		if c.refused != 0 {
+			out.add(NothingLost, 0, fmt.Sprintf("client%d was never given a job id: its requests were refused", id), c.refused)
+		} else {
+			out.add(NothingLost, 0, fmt.Sprintf("client%d was never given a job id: no request of its was answered", id))
+		}
 	}
 }
 
@@ -225,6 +260,7 @@ func (s *Suite) finishLost(v *finalView, out *violations) {
 	}
 	s.unfinished(v, out)
 	s.lostAccepts(out)
+	s.unserved(out)
 	s.unpublished(v, out)
 	s.phantoms(v, out)
 	s.lostWrites(out)

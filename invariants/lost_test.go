@@ -7,13 +7,27 @@ import (
 	"github.com/durasim/durasim/model"
 )
 
+// withActor is e sent by client id.
+func withActor(e model.Event, id int32) model.Event { e.Actor.ID = id; return e }
+
 func TestNothingLost(t *testing.T) {
 	row1 := Final{Rows: []model.OutboxRow{{EventID: 1, Key: key(1), Stage: model.StageIngest, Tenant: "acme", Job: 1}}}
 	direct := Final{Rows: []model.OutboxRow{{EventID: 1, Key: key(1), Stage: model.StageIngest, Tenant: "acme", Job: 1, Published: true}}}
 	pending := Final{Jobs: []model.Job{{ID: 1, State: model.Pending}}}
 	died := one(failed(1, 1, model.CodePermanentError), dlqWrite(1, model.CodePermanentError), dead(1, 1, model.CodePermanentError))
+	twoClients := testCfg
+	twoClients.Clients = 2
+	refused := model.Event{Kind: model.EvAccept, Actor: model.Actor{Role: model.RoleClient, ID: 2}, Tenant: "acme",
+		Code: model.CodeInvalidKey, Text: "refused: invalid tenant id"}
 	runTable(t, NothingLost, []fixture{
 		{name: "every row published and applied, the job succeeded", history: clean(1, 1, 1), final: succeeded(1)},
+		{name: "both clients told a job id, one after a refusal", cfg: &twoClients,
+			history: cat(clean(1, 1, 1), one(refused, withActor(accept(1), 2))), final: succeeded(1)},
+		{name: "a client whose every request was refused", cfg: &twoClients,
+			history: cat(clean(1, 1, 1), one(refused, refused)), final: succeeded(1),
+			want:    []want{{0, []uint64{25}, "client2 was never given a job id: its requests were refused"}}},
+		{name: "a client never answered", cfg: &twoClients, history: clean(1, 1, 1), final: succeeded(1),
+			want: []want{{0, nil, "client2 was never given a job id: no request of its was answered"}}},
 		{name: "relay republished a row and the consumer skipped the duplicate",
 			history: cat(clean(1, 1, 1), one(publish(1, model.StageReview, 4), duplicate(1, model.StageReview, 4))),
 			final:   succeeded(1)},

@@ -38,6 +38,7 @@ type Suite struct {
 	others      map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
 	leaked      map[string]bool         // dlq-hygiene: event strings already reported as they came
 	excerpts    excerptIndex            // dlq-hygiene: windows of the strings handed out
+	served      []served                // nothing-lost: by client id, what it was told
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
@@ -90,6 +91,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.others = reuse.Map(s.others)
 	s.leaked = reuse.Map(s.leaked)
 	s.scratchChecked = reuse.Slice(s.scratchChecked)
+	s.served = reuse.Resized(s.served, int(max(cfg.Clients, 0))+1)
 
 	var src SecretSource = secretList(cfg.Secrets)
 	if cfg.SecretSource != nil {

@@ -75,6 +75,10 @@ type Config struct {
 	// each text when asked instead of holding them all (the index keeps
 	// only a 12-byte window per secret).
 	SecretSource SecretSource
+	// Clients is how many clients the workload has (one per document,
+	// actors client1..clientN): in a drained run each must have been told
+	// a job id, whatever the queue refused on the way. Zero: unknown.
+	Clients int32
 }
 
 // SecretSource numbers the workload's secrets and builds each on demand:

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/durasim/durasim/faults"
@@ -181,8 +182,17 @@ func (r *run) refuse(i int32, replied bool, err error) {
 		r.arrivalsLeft--
 	}
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, model.CodeIdempotencyConflict, "refused: "+err.Error()
+	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, refusalCode(err), "refused: "+err.Error()
 	r.emit(e)
+}
+
+// refusalCode is the reason code of the refusal the client was told:
+// a conflict under an existing key, or a request the API would not take.
+func refusalCode(err error) model.Code {
+	if _, ok := errors.AsType[*model.IdempotencyConflictError](err); ok {
+		return model.CodeIdempotencyConflict
+	}
+	return model.CodeInvalidKey
 }
 
 // noteJob remembers which document a job works on.

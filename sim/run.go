@@ -164,7 +164,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sched.Reset(r.tie, r)
 	}
-	icfg := invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs)}
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs), Clients: int32(len(r.docs))}
 	if r.suite = old.suite; r.suite == nil {
 		r.suite = invariants.NewSuite(icfg)
 	} else {
