@@ -25,7 +25,7 @@ func TestNothingLost(t *testing.T) {
 			history: cat(clean(1, 1, 1), one(refused, withActor(accept(1), 2))), final: succeeded(1)},
 		{name: "a client whose every request was refused", cfg: &twoClients,
 			history: cat(clean(1, 1, 1), one(refused, refused)), final: succeeded(1),
-			want:    []want{{0, []uint64{25}, "client2 was never given a job id: its requests were refused"}}},
+			want: []want{{0, []uint64{25}, "client2 was never given a job id: its requests were refused"}}},
 		{name: "a client never answered", cfg: &twoClients, history: clean(1, 1, 1), final: succeeded(1),
 			want: []want{{0, nil, "client2 was never given a job id: no request of its was answered"}}},
 		{name: "relay republished a row and the consumer skipped the duplicate",
