@@ -66,20 +66,26 @@ soak: build
 	bin/durasim run -seeds 1:100000
 
 # Statement coverage of model/ by the standard sweep through the CLI's own
-# path (durasim run -seeds 1:2000, not the unit tests), and every block it
-# never reaches, grouped by function. A measurement: exits 0, and says
-# whether the target is met. COVERPKG (comma-separated) and COVERARGS
-# measure other packages or sweeps, e.g.
+# path, not the unit tests: `durasim run -seeds 1:2000` (the correct design)
+# and then `durasim mutants -seeds 1:1000` (the catalogue: the only sweep
+# that runs the naive variants' code in model/naive.go); a lone ';'
+# separates runs, whose coverage adds up. Prints every block neither
+# reaches, grouped by function. A measurement: exits 0, and says whether
+# the target is met. COVERPKG (comma-separated) and COVERARGS measure other
+# packages or sweeps, e.g.
+#   make cover COVERARGS='run -seeds 1:2000'   (the correct design alone)
 #   make cover COVERPKG=./sqlstore COVERARGS='run -seeds 1:200 -backend sqlite'
 COVERPKG ?= ./model
-COVERARGS ?= run -seeds 1:2000
+COVERARGS ?= run -seeds 1:2000 ';' mutants -seeds 1:1000
 cover:
 	$(GO) run ./internal/mutation/cmd/cover -pkg $(COVERPKG) -main ./cmd/durasim -- $(COVERARGS)
 
 # Mutation testing of model/ with the sweep as the killer (the sweep of
-# `durasim run -seeds 1:2000`, stopping at the first failing seed; see
-# internal/mutation): killed / survived / not covered / not viable / timed
-# out, the score against the 90% target, every survivor, and a JSON report
+# `durasim run -seeds 1:2000`, stopping at the first failing seed, then the
+# catalogue check of `durasim mutants -seeds 1:1000`: every naive variant
+# still caught; see internal/mutation): killed / survived / not covered /
+# not viable / timed out, the score against the 90% target (and the score
+# of the correct design's sweep alone), every survivor, and a JSON report
 # in tmp/mutation/. Survivors argued equivalent go in
 # internal/mutation/equivalent/<package>.txt. MUTFLAGS passes flags, e.g.
 #   make mutation MUTFLAGS='-run queue.go -j 1'

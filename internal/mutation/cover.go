@@ -14,7 +14,7 @@ import (
 // CoverOptions say what to measure and how to run it.
 type CoverOptions struct {
 	Main string   // the main package to build and run, e.g. ./cmd/durasim
-	Args []string // its arguments, e.g. run -seeds 1:2000
+	Args []string // its arguments, e.g. run -seeds 1:2000; a lone ";" separates runs (their coverage adds up)
 	Pkgs []string // the measured packages (patterns the go command accepts)
 	Dir  string   // a scratch directory for the binary and the counters
 	Env  []string // extra environment for the go command (e.g. GOCACHE=...)
@@ -54,8 +54,13 @@ func Cover(o CoverOptions) (*CoverRun, error) {
 		return nil, err
 	}
 	run := &CoverRun{Pkgs: pkgs}
-	if err := runCovered(run, bin, o.Args, counters); err != nil {
-		return nil, err
+	for _, args := range SplitRuns(o.Args) {
+		if err := runCovered(run, bin, args, counters); err != nil {
+			return nil, err
+		}
+		if run.ExitCode != 0 {
+			break // the first run that fails is the one to report
+		}
 	}
 	text := filepath.Join(o.Dir, "cover.txt")
 	if err := goRun(o.Env, "tool", "covdata", "textfmt", "-i="+counters, "-o="+text, "-pkg="+strings.Join(pkgs, ",")); err != nil {
@@ -70,12 +75,28 @@ func Cover(o CoverOptions) (*CoverRun, error) {
 	return run, err
 }
 
+// SplitRuns splits arguments at each lone ";" into the arguments of
+// several runs of one program.
+func SplitRuns(args []string) [][]string {
+	var runs [][]string
+	start := 0
+	for i, a := range args {
+		if a == ";" {
+			runs = append(runs, args[start:i])
+			start = i + 1
+		}
+	}
+	return append(runs, args[start:])
+}
+
+// runCovered runs the covered program once more into the counters; its
+// time adds to run's, its output replaces run's.
 func runCovered(run *CoverRun, bin string, args []string, counters string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+counters)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	run.Elapsed, run.Output = time.Since(start), string(out)
+	run.Elapsed, run.Output = run.Elapsed+time.Since(start), string(out)
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

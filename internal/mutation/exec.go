@@ -94,7 +94,7 @@ func execKiller(ctx context.Context, bin string, args []string, env []string, ti
 	case err == nil:
 		v.status = Survived
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
-		v.status, v.detail = Killed, verdictLine(v.stdout, "violation")
+		v.status, v.detail = Killed, verdictLine(v.stdout, "violation", "catalogue:")
 	case errors.As(err, &exit):
 		v.status, v.detail = Crashed, verdictLine(stderr.String(), "panic:", "fatal error:")
 	default:

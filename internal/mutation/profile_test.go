@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,17 @@ func TestWriteCoverage(t *testing.T) {
 		"  /nonexistent/p/p.go:10-10  s.n++\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestSplitRuns: a lone ";" separates the runs whose coverage adds up.
+func TestSplitRuns(t *testing.T) {
+	got := SplitRuns([]string{"run", "-seeds", "1:2", ";", "mutants", "-seeds", "1:3"})
+	want := [][]string{{"run", "-seeds", "1:2"}, {"mutants", "-seeds", "1:3"}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("SplitRuns = %q, want %q", got, want)
+	}
+	if got := SplitRuns([]string{"run"}); len(got) != 1 || !slices.Equal(got[0], []string{"run"}) {
+		t.Errorf("one run: %q", got)
 	}
 }

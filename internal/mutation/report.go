@@ -40,7 +40,11 @@ func (r *Report) WriteText(w io.Writer, target float64) {
 	fmt.Fprintf(w, "baseline    the unmutated killer passes in %s; timeout %s per mutant\n", r.Baseline.Round(time.Millisecond), r.Timeout.Round(time.Millisecond))
 	fmt.Fprintf(w, "mutants     %d enumerated, %d selected\n\n", r.Enumerated, len(r.Outcomes))
 	writeTable(w, all, byOp)
+	byCat := r.catalogueKills()
 	fmt.Fprintf(w, "\nkilled      %d (violation %d, crash %d)\n", all[Killed]+all[Crashed], all[Killed], all[Crashed])
+	if byCat > 0 {
+		fmt.Fprintf(w, "            %d of the violations by the catalogue (a naive variant no longer caught), none by the correct design's sweep\n", byCat)
+	}
 	fmt.Fprintf(w, "timed out   %d (counted as killed)\n", all[TimedOut])
 	fmt.Fprintf(w, "survived    %d, and %d argued equivalent\n", all[Survived], all[Equivalent])
 	fmt.Fprintf(w, "not covered %d (the unmutated killer never reaches them: not run)\n", all[NotCovered])
@@ -53,12 +57,28 @@ func (r *Report) WriteText(w io.Writer, target float64) {
 	fmt.Fprintf(w, "score       %.1f%% = killed %d / (killed %d + survived %d); target >= %g%%: %s\n",
 		score, all.killed(), all.killed(), all[Survived], target, verdict)
 	fmt.Fprintf(w, "            %.1f%% if the argued-equivalent survivors counted as survived\n", withArgued)
+	if byCat > 0 {
+		fmt.Fprintf(w, "            %.1f%% by the correct design's sweep alone (the catalogue's kills counted as survived)\n",
+			percent(all.killed()-byCat, all.killed()+all[Survived]))
+	}
 	r.writeTimes(w)
 	r.writePerFile(w)
 	r.writeList(w, Survived, "survivors")
 	r.writeList(w, Equivalent, "argued equivalent")
 	writeEntries(w, "stale equivalent entries (they match no mutant)", r.Stale)
 	writeEntries(w, "entries argued equivalent but killed", r.Misjudged)
+}
+
+// catalogueKills counts the mutants only the killer's catalogue check
+// caught (cmd/killer -catalogue): its verdict line starts "catalogue:".
+func (r *Report) catalogueKills() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Status == Killed && strings.HasPrefix(o.Detail, "catalogue:") {
+			n++
+		}
+	}
+	return n
 }
 
 func writeTable(w io.Writer, all Counts, byOp [OperatorCount]Counts) {

@@ -43,6 +43,26 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
+// TestWriteTextCatalogue: kills by the killer's catalogue check are
+// counted apart, with the score the correct design's sweep alone earns.
+func TestWriteTextCatalogue(t *testing.T) {
+	r := sampleReport()
+	naive := &Mutant{File: "naive.go", Func: "init", Op: StmtRemoval, Original: "d.X = y", Line: 5, Col: 2}
+	r.Outcomes = append(r.Outcomes, Outcome{Mutant: naive, Status: Killed, Detail: "catalogue: variant v not caught in seeds 1:1000"})
+	var b bytes.Buffer
+	r.WriteText(&b, 90)
+	out := b.String()
+	for _, want := range []string{
+		"killed      2 (violation 2, crash 0)\n            1 of the violations by the catalogue",
+		"score       66.7% = killed 2 / (killed 2 + survived 1)",
+		"            33.3% by the correct design's sweep alone",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestWriteJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.json")
 	if err := sampleReport().WriteJSON(path); err != nil {

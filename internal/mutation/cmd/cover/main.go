@@ -5,7 +5,8 @@
 //	cover [-pkg ./model[,./other]] [-main ./cmd/durasim] [-target 95] [-dir DIR] [args...]
 //
 // The arguments after the flags are the program's (default: run -seeds
-// 1:2000). It prints the statement coverage, the target and whether it is
+// 1:2000 ; mutants -seeds 1:1000): a lone ";" separates runs of the
+// program, whose coverage adds up. It prints the statement coverage, the target and whether it is
 // met, and every block never reached as file:line-line and its source,
 // grouped by function. It exits 0 whatever the figure (it is a
 // measurement); 2 for bad usage or a build that fails.
@@ -36,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	progArgs := fs.Args()
 	if len(progArgs) == 0 {
-		progArgs = []string{"run", "-seeds", "1:2000"}
+		progArgs = []string{"run", "-seeds", "1:2000", ";", "mutants", "-seeds", "1:1000"}
 	}
 	if err := measure(*pkgs, *mainPkg, progArgs, *target, *dir, stdout); err != nil {
 		fmt.Fprintf(stderr, "cover: %v\n", err)

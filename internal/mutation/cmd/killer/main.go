@@ -3,7 +3,7 @@
 // in a second (the CLI links SQLite and the plotting library) and stops at
 // the first failing seed without shrinking it.
 //
-//	killer [-seeds A:B] [-variant NAME]
+//	killer [-seeds A:B] [-variant NAME] [-catalogue A:B]
 //
 // It runs sim.DefaultConfig() — the CLI's flag defaults: swarm on, memory
 // backend, StopOnViolation as the CLI's sweep sets it — over the seeds in
@@ -14,6 +14,15 @@
 // prints the summary the CLI prints (its traces line folds every seed's
 // trace hash in seed order, so equal lines mean equal traces) and exits
 // 0. Bad usage exits 2.
+//
+// With -catalogue it then also does what `durasim mutants -seeds A:B`
+// checks: every naive variant of the catalogue is caught in those seeds
+// (each stops at its first failing seed). A variant that is not prints
+// "catalogue: ..." and exits 1. That is the only sweep that runs the
+// variants' own code (model/naive.go, the catalogue in model/design.go):
+// a mutant there that turns a variant correct, or hides its bug, is
+// killed by the catalogue, and the mutation report counts those kills
+// apart from the correct design's sweep.
 // One thread: the mutation driver runs mutants side by side.
 package main
 
@@ -34,7 +43,7 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, lo, hi, err := parse(args)
+	cfg, lo, hi, cat, err := parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "killer: %v\n", err)
 		return 2
@@ -80,6 +89,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sum.Write(stdout, design)
 	fmt.Fprintf(stdout, "replayed    the first %s with their traces kept (%d lines, each read back into its event) and from their printed replay commands: same hashes\n",
 		counted(len(firstHashes), "seed"), firstEvents)
+	if cat.hi == 0 {
+		return 0
+	}
+	return catalogue(rn, cfg, cat, stdout, stderr)
+}
+
+// seedRange is an inclusive range of seeds; hi 0 is none.
+type seedRange struct{ lo, hi uint64 }
+
+// catalogue checks that every naive variant fails some seed of r, as
+// `durasim mutants` does, and prints how many were caught.
+func catalogue(rn *sim.Runner, cfg sim.Config, r seedRange, stdout, stderr io.Writer) int {
+	names := model.VariantNames()
+	for _, name := range names {
+		cfg.Variant = name
+		caught := false
+		for seed := r.lo; ; seed++ {
+			res, err := rn.Run(cfg, seed)
+			if err != nil {
+				fmt.Fprintf(stderr, "killer: %v\n", err)
+				return 2
+			}
+			if caught = res.Failed(); caught || seed == r.hi {
+				break
+			}
+		}
+		if !caught {
+			fmt.Fprintf(stdout, "catalogue: variant %s not caught in seeds %d:%d\n", name, r.lo, r.hi)
+			return 1
+		}
+	}
+	fmt.Fprintf(stdout, "catalogue   all %d naive variants caught in seeds %d:%d\n", len(names), r.lo, r.hi)
 	return 0
 }
 
@@ -95,35 +136,44 @@ func counted(n int, noun string) string {
 }
 
 // parse reads the flags into the CLI's configuration for `run -seeds`.
-func parse(args []string) (cfg sim.Config, lo, hi uint64, err error) {
+func parse(args []string) (cfg sim.Config, lo, hi uint64, cat seedRange, err error) {
 	fs := flag.NewFlagSet("killer", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	seeds := fs.String("seeds", "1:2000", "seed range A:B (inclusive)")
 	variant := fs.String("variant", "correct", "design: correct or a naive variant")
+	catSeeds := fs.String("catalogue", "", "seed range A:B: also check every naive variant is caught in it")
 	if err = fs.Parse(args); err != nil {
-		return cfg, 0, 0, err
+		return cfg, 0, 0, cat, err
 	}
 	if fs.NArg() > 0 {
-		return cfg, 0, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return cfg, 0, 0, cat, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if lo, hi, err = parseRange(*seeds); err != nil {
-		return cfg, 0, 0, err
+	if lo, hi, err = parseRange("-seeds", *seeds); err != nil {
+		return cfg, 0, 0, cat, err
+	}
+	if *catSeeds != "" {
+		if cat.lo, cat.hi, err = parseRange("-catalogue", *catSeeds); err != nil {
+			return cfg, 0, 0, cat, err
+		}
+		if cat.lo == 0 {
+			return cfg, 0, 0, cat, fmt.Errorf("invalid -catalogue %q: seeds start at 1", *catSeeds)
+		}
 	}
 	cfg = sim.DefaultConfig()
 	cfg.Variant = *variant
 	cfg.StopOnViolation = true // as the CLI's sweep sets it
 	if err = cfg.Validate(); err != nil {
-		return cfg, 0, 0, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
+		return cfg, 0, 0, cat, errors.New(strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	return cfg, lo, hi, nil
+	return cfg, lo, hi, cat, nil
 }
 
-func parseRange(s string) (lo, hi uint64, err error) {
+func parseRange(flag, s string) (lo, hi uint64, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	lo, err1 := strconv.ParseUint(a, 10, 64)
 	hi, err2 := strconv.ParseUint(b, 10, 64)
 	if !ok || err1 != nil || err2 != nil || hi < lo {
-		return 0, 0, fmt.Errorf("invalid -seeds %q: want A:B with A <= B", s)
+		return 0, 0, fmt.Errorf("invalid %s %q: want A:B with A <= B", flag, s)
 	}
 	return lo, hi, nil
 }

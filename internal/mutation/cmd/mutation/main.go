@@ -1,7 +1,7 @@
 // Command mutation measures how many small deliberate bugs in a package the
 // sweep notices (see package mutation):
 //
-//	mutation [-pkg ./model] [-killer "./internal/mutation/cmd/killer -seeds 1:2000"]
+//	mutation [-pkg ./model] [-killer "./internal/mutation/cmd/killer -seeds 1:2000 -catalogue 1:1000"]
 //	         [-run REGEXP] [-list] [-j N] [-timeout 10x|DURATION]
 //	         [-schemata=false] [-equivalent FILE] [-out DIR] [-target 90] [-keep]
 //
@@ -72,7 +72,7 @@ func parse(args []string) (*flags, error) {
 	fs := flag.NewFlagSet("mutation", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.pkg, "pkg", "./model", "the package to mutate")
-	fs.StringVar(&f.killer, "killer", "./internal/mutation/cmd/killer -seeds 1:2000", "a main package and its arguments: exit 0 lets a mutant survive, anything else kills it")
+	fs.StringVar(&f.killer, "killer", "./internal/mutation/cmd/killer -seeds 1:2000 -catalogue 1:1000", "a main package and its arguments: exit 0 lets a mutant survive, anything else kills it")
 	fs.StringVar(&f.filter, "run", "", "only the mutants whose \"file:line:col id\" matches this regexp")
 	fs.BoolVar(&f.list, "list", false, "only enumerate the mutants")
 	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "mutants built and run at once")
