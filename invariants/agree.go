@@ -29,6 +29,7 @@ func (s *Suite) finishConsistency(v *finalView, out *violations) {
 	}
 	s.agreeDLQ(v, out)
 	s.agreeAudit(v, out)
+	s.unansweredFailures(out)
 }
 
 // agreeJob compares one job read back with the oracle's account of it.

@@ -57,6 +57,7 @@ func (s *Suite) workFailed(e *model.Event, j *job) {
 		return
 	}
 	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence}
+	j.sh.failOpen = true
 	if j.sh.revived != 0 && (permanent(e.Code) || e.Code == model.CodeProviderRateLimited) {
 		j.sh.excuse = e.Seq
 	}

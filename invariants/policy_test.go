@@ -49,7 +49,17 @@ func TestPolicyRetry(t *testing.T) {
 			want:    []want{{1, []uint64{2, 3}, "j1 retried by w0 with no failure reported under fence 1"}}},
 		{name: "a retry by a worker other than the one that failed",
 			history: one(enqueue(1), lease(1, 1, 1), by(w1, failed(1, 1, model.CodeTransient)), retry(1, 1, 1, 0)),
-			want:    []want{{1, []uint64{2, 4}, "j1 retried by w0 with no failure reported under fence 1"}}},
+			want: []want{
+				{1, []uint64{3, 4}, "j1 failure reported by w1 has no answer from the queue: the job's next event is retry by w0"},
+				{1, []uint64{2, 4}, "j1 retried by w0 with no failure reported under fence 1"}}},
+		{name: "a failure answered by a DLQ write of the same worker",
+			history: cat(one(enqueue(1), lease(1, 1, 1)), failDead(1, 1, model.CodePermanentError))},
+		{name: "a failure the queue never answered, the lease then expiring",
+			history: one(enqueue(1), lease(1, 1, 1), failed(1, 1, model.CodeTransient), by(w1, lease(1, 2, 2))),
+			want:    []want{{1, []uint64{3, 4}, "j1 failure reported by w0 has no answer from the queue: the job's next event is lease by w1"}}},
+		{name: "a run that ends on a failure report",
+			history: one(enqueue(1), lease(1, 1, 1), failed(1, 1, model.CodeTransient)),
+			want:    []want{{1, []uint64{3}, "j1 failure reported by w0 has no answer from the queue: the history ends there"}}},
 	})
 	runOracle(t, BoundedRetries, []fixture{
 		{name: "a transient failure with budget left", history: thrifty, final: succeeded(1)},

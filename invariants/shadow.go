@@ -27,6 +27,7 @@ type shadow struct {
 	redrives    int32
 	origin      model.JobID // reprocessed job: the dead job it redoes
 	fail        failure     // the failure a worker reported and the queue has not yet decided
+	failOpen    bool        // that failure's report still awaits the queue's answer (the job's next event)
 	decided     uint64      // the last policy decision (retry, dead letter, cancel) by a worker
 	revived     uint64      // the last redrive, or the enqueue of a reprocessed job
 	revivedLate bool        // that revival came after the faults stopped
@@ -90,6 +91,30 @@ func (g *global) reset() {
 // otherwise.
 func (s *Suite) disagree(job model.JobID, msg string, seqs ...uint64) {
 	s.report(Consistency, job, msg, seqs...)
+}
+
+// answerFailure checks the event that follows a worker's failure report
+// for the same job. A worker reports a failure (EvWorkFail) and at once
+// calls the queue, which answers it with a retry, a cancel, a refusal,
+// or a dead-letter decision the worker acts on by writing the DLQ: the
+// job's next event is that worker's. Anything else means the call left
+// no trace, or the queue acted on the job without answering it.
+func (s *Suite) answerFailure(e *model.Event, j *job) {
+	j.sh.failOpen = false
+	if f := j.sh.fail; e.Actor != f.actor {
+		s.disagree(e.Job, fmt.Sprintf("%v failure reported by %v has no answer from the queue: the job's next event is %v by %v",
+			e.Job, f.actor, e.Kind, e.Actor), f.seq, e.Seq)
+	}
+}
+
+// unansweredFailures reports the failure reports the run ended on.
+func (s *Suite) unansweredFailures(out *violations) {
+	for id := range s.njobs {
+		if j := s.at(id); j.sh.failOpen {
+			out.add(Consistency, model.JobID(id), fmt.Sprintf("%v failure reported by %v has no answer from the queue: the history ends there",
+				model.JobID(id), j.sh.fail.actor), j.sh.fail.seq)
+		}
+	}
 }
 
 // phase follows the simulation's phases: when the faults stopped.

@@ -169,6 +169,9 @@ func (s *Suite) Record(e *model.Event) {
 	if e.Key != "" && e.Kind != model.EvStatus {
 		s.checkKey(e, j)
 	}
+	if j != nil && j.sh.failOpen {
+		s.answerFailure(e, j)
+	}
 	s.observe(e, j)
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
