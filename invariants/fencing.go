@@ -20,6 +20,7 @@ type leaseState struct {
 	seq     uint64     // the lease event
 	beat    uint64     // the last heartbeat that extended it
 	until   model.Time // valid until (exclusive)
+	expired uint64     // the lease_expired that announced its end
 }
 
 // leaseFence checks a new lease against the previous one and makes it
@@ -50,6 +51,23 @@ func (s *Suite) expired(e *model.Event, j *job) {
 	if l.held && e.At < l.until {
 		s.report(Fencing, e.Job, fmt.Sprintf("%v lease of fence %d declared expired at %s, but it is valid until %s",
 			e.Job, l.fence, millis(e.At), millis(l.until)), l.seq, l.beat, e.Seq)
+	}
+	if e.Actor != l.holder {
+		s.disagree(e.Job, fmt.Sprintf("%v lease of fence %d expired in the name of %v, but %v holds it", e.Job, l.fence, e.Actor, l.holder), l.seq, e.Seq)
+	}
+	l.expired = e.Seq
+}
+
+// takeOver checks that a lease still held when the queue hands its job to
+// another lease, or cancels or dead-letters it at a lease, was announced
+// expired first: the holder's audit trail must show where its lease ended.
+func (s *Suite) takeOver(e *model.Event, j *job) {
+	if j == nil || !j.enqueued || !e.OK {
+		return
+	}
+	if l := &j.lease; l.held && l.expired == 0 {
+		s.disagree(e.Job, fmt.Sprintf("%v %v by %v takes over the lease of fence %d held by %v, with no lease_expired announcing its end",
+			e.Job, e.Kind, e.Actor, l.fence, l.holder), l.seq, e.Seq)
 	}
 }
 

@@ -123,7 +123,7 @@ func staleRefused(e model.Event, current uint64) model.Event {
 
 // TestShadowRefusals: refusal.
 func TestShadowRefusals(t *testing.T) {
-	zombie := cat(one(enqueue(1), lease(1, 1, 1), at(31*sec, by(w1, lease(1, 2, 2))), at(32*sec, staleRefused(heartbeat(1, 1), 2))),
+	zombie := cat(one(enqueue(1), lease(1, 1, 1), at(31*sec, expiredLease(1, 1, 1)), at(31*sec, by(w1, lease(1, 2, 2))), at(32*sec, staleRefused(heartbeat(1, 1), 2))),
 		from(33*sec, rest(1, 2, 1)...))
 	late := cat(clean(1, 1, 1), one(rejected(heartbeat(1, 1), model.CodeNotLeased)))
 	runOracle(t, Fencing, []fixture{
@@ -139,7 +139,13 @@ func TestShadowRefusals(t *testing.T) {
 	runOracle(t, Consistency, []fixture{
 		{name: "a refusal naming the current fence", history: zombie, final: succeeded(1)},
 		{name: "a refusal naming a fence never granted",
-			history: one(enqueue(1), lease(1, 1, 1), at(31*sec, by(w1, lease(1, 2, 2))), at(32*sec, staleRefused(ack(1, 1), 3))),
-			want:    []want{{1, []uint64{3, 4}, "j1 ack refusal names fence 3 as current, the history 2"}}},
+			history: one(enqueue(1), lease(1, 1, 1), at(31*sec, expiredLease(1, 1, 1)), at(31*sec, by(w1, lease(1, 2, 2))), at(32*sec, staleRefused(ack(1, 1), 3))),
+			want:    []want{{1, []uint64{4, 5}, "j1 ack refusal names fence 3 as current, the history 2"}}},
+		{name: "a lease taken over with no expiry announced",
+			history: one(enqueue(1), lease(1, 1, 1), at(31*sec, by(w1, lease(1, 2, 2)))),
+			want:    []want{{1, []uint64{2, 3}, "j1 lease by w1 takes over the lease of fence 1 held by w0, with no lease_expired announcing its end"}}},
+		{name: "an expiry announced in another worker's name",
+			history: one(enqueue(1), lease(1, 1, 1), at(31*sec, by(w1, expiredLease(1, 1, 1)))),
+			want:    []want{{1, []uint64{2, 3}, "j1 lease of fence 1 expired in the name of w1, but w0 holds it"}}},
 	})
 }

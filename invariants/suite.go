@@ -198,14 +198,17 @@ func (s *Suite) observe(e *model.Event, j *job) {
 	case model.EvStatus:
 		s.status(e)
 	case model.EvLease:
+		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.lease(e, j)
 	case model.EvLeaseExpired:
 		s.expired(e, j)
 	case model.EvCancelAtLease:
+		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.cancelledAtLease(e, j)
 	case model.EvExhausted:
+		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.exhausted(e, j)
 	case model.EvHeartbeat:

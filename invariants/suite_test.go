@@ -115,13 +115,14 @@ func TestSuiteLifecycle(t *testing.T) {
 		}
 		s.Record(&h[i])
 	}
-	if !s.Failed() || len(s.Violations()) != 1 || s.Violations()[0].Invariant != Fencing {
-		t.Fatalf("Violations() = %v, want one fencing violation", s.Violations())
+	// The takeover is unannounced (consistency) and overlaps a valid lease (fencing).
+	if vs := s.Violations(); !s.Failed() || len(vs) != 2 || vs[0].Invariant != Consistency || vs[1].Invariant != Fencing {
+		t.Fatalf("Violations() = %v, want a consistency and a fencing violation", vs)
 	}
 	s.Drained(false)
 	first := s.Finish(Final{})
-	if len(first) != 2 || first[0].Invariant != Fencing || first[1].Invariant != Liveness {
-		t.Fatalf("Finish = \n%s want fencing then liveness", lines(first))
+	if len(first) != 3 || first[0].Invariant != Consistency || first[1].Invariant != Fencing || first[2].Invariant != Liveness {
+		t.Fatalf("Finish = \n%s want consistency, fencing, then liveness", lines(first))
 	}
 	if again := s.Finish(Final{}); !slices.EqualFunc(first, again, func(a, b Violation) bool { return a.String() == b.String() }) {
 		t.Fatalf("second Finish differs:\n%s", lines(again))
