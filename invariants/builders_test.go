@@ -120,6 +120,11 @@ func prune(j model.JobID, id model.EventID) model.Event {
 	return model.Event{Kind: model.EvPrune, Actor: relay, Job: j, EventID: id, OK: true}
 }
 
+// passDone is the relay's record of a prune pass that pruned n rows.
+func passDone(n int64) model.Event {
+	return model.Event{Kind: model.EvPrune, Actor: relay, N: n, OK: true}
+}
+
 // redriveTo is a redrive that announces the checkpoint the job resumes at.
 func redriveTo(j model.JobID, st model.Stage) model.Event {
 	e := redrive(j)

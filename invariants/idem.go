@@ -176,6 +176,7 @@ type rowRec struct {
 	markedAt model.Time // +1: a mark at time 0 still reads as marked; 0: never marked
 	markSeq  uint64
 	pruneSeq uint64
+	overdue  bool // reported kept past its retention
 }
 
 // row returns the record of event id, growing the table; nil for a bogus id.
@@ -257,8 +258,20 @@ func (s *Suite) pruned(e *model.Event) {
 	if !e.OK {
 		return
 	}
+	if e.EventID == 0 {
+		s.prunePassDone(e)
+		return
+	}
 	r := s.row(e.EventID)
 	if r == nil {
+		return
+	}
+	if p := &s.g.pass; p.rows == 0 || p.at != e.At || p.actor != e.Actor {
+		*p = prunePass{at: e.At, actor: e.Actor, first: e.Seq, kept: p.kept}
+	}
+	s.g.pass.rows++
+	if r.pruneSeq != 0 {
+		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned from the outbox twice", e.EventID), r.pruneSeq, e.Seq)
 		return
 	}
 	r.pruneSeq = e.Seq
@@ -268,6 +281,42 @@ func (s *Suite) pruned(e *model.Event) {
 	case s.cfg.Model.Retention > 0 && e.At-(at-1) < s.cfg.Model.Retention:
 		s.report(NothingLost, e.Job, fmt.Sprintf("%v pruned %s after it was marked published, before the retention of %s",
 			e.EventID, millis(e.At-(at-1)), millis(s.cfg.Model.Retention)), r.markSeq, e.Seq)
+	}
+}
+
+// prunePassDone checks a relay's record of a prune pass (a prune event
+// with no event id, N the rows the outbox said it pruned): the rows the
+// history saw it prune just before, at the same time, number N; and every
+// row marked published at least the retention before the pass is gone.
+func (s *Suite) prunePassDone(e *model.Event) {
+	p := &s.g.pass
+	var n int64
+	var first uint64
+	if p.rows > 0 && p.at == e.At && p.actor == e.Actor {
+		n, first = p.rows, p.first
+	}
+	if e.N != n {
+		s.disagree(0, fmt.Sprintf("prune pass by %v at %s says it pruned %d rows, the history shows %d", e.Actor, millis(e.At), e.N, n), first, e.Seq)
+	}
+	*p = prunePass{kept: p.kept}
+	if ret := s.cfg.Model.Retention; ret > 0 {
+		s.keptPastRetention(e, ret)
+	}
+}
+
+// keptPastRetention reports the rows a prune pass kept though they were
+// marked published at least the retention before it.
+func (s *Suite) keptPastRetention(e *model.Event, ret model.Time) {
+	p := &s.g.pass
+	for p.kept = max(p.kept, 1); p.kept < len(s.rows) && s.rows[p.kept].pruneSeq != 0; p.kept++ {
+	}
+	for id := p.kept; id < len(s.rows); id++ {
+		r := &s.rows[id]
+		if r.pruneSeq == 0 && !r.overdue && r.markedAt != 0 && e.At-(r.markedAt-1) >= ret {
+			s.report(NothingLost, 0, fmt.Sprintf("e%d marked published %s before the prune pass by %v at %s, past the retention of %s, yet kept",
+				id, millis(e.At-(r.markedAt-1)), e.Actor, millis(e.At), millis(ret)), r.markSeq, e.Seq)
+			r.overdue = true
+		}
 	}
 }
 

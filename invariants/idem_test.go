@@ -164,6 +164,32 @@ func TestIdemPruned(t *testing.T) {
 	})
 }
 
+// TestIdemPrunePass: prunePassDone and keptPastRetention — a relay's
+// record of its pass against the rows the history saw it prune.
+func TestIdemPrunePass(t *testing.T) {
+	late := sec + testCfg.Model.Retention
+	every := one(at(late, prune(1, 1)), at(late, prune(1, 2)), at(late, prune(1, 3)), at(late, prune(1, 4)))
+	oneRow := one(enqueue(1), lease(1, 1, 1), commit(1, ingest, 1), publish(1, ingest, 1), mark(1, ingest, 1))
+	runOracle(t, NothingLost, []fixture{
+		{name: "a pass that pruned every row past its retention",
+			history: cat(clean(1, 1, 1), every, one(at(late, passDone(4)))), final: succeeded(1)},
+		{name: "a pass with nothing old enough", history: cat(clean(1, 1, 1), one(at(sec, passDone(0)))), final: succeeded(1)},
+		{name: "a pass that kept a row past its retention",
+			history: cat(oneRow, one(at(late, passDone(0)))), undrained: true,
+			want: []want{{0, []uint64{5, 6}, "e1 marked published 600995ms before the prune pass by relay at 601000ms, past the retention of 600000ms, yet kept"}}},
+		{name: "a row pruned twice",
+			history: cat(clean(1, 1, 1), every, one(at(late+sec, prune(1, 1)))), final: succeeded(1),
+			want: []want{{1, []uint64{24, 28}, "e1 pruned from the outbox twice"}}},
+	})
+	runOracle(t, Consistency, []fixture{
+		{name: "a pass whose count the history bears out",
+			history: cat(clean(1, 1, 1), every, one(at(late, passDone(4)))), final: succeeded(1)},
+		{name: "a pass that claims more rows than it pruned",
+			history: cat(clean(1, 1, 1), every[:3], one(at(late, prune(1, 4)), at(late+1, passDone(1)))), final: succeeded(1),
+			want: []want{{0, []uint64{28}, "prune pass by relay at 601000ms says it pruned 1 rows, the history shows 0"}}},
+	})
+}
+
 func TestIdemRegressions(t *testing.T) {
 	retention := testCfg.Model.Retention
 	// Dual write (a naive variant): the row is born published, and the

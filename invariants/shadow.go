@@ -61,6 +61,17 @@ type global struct {
 	asked    map[string]askedDeadline // key → the deadline its latest request asked for
 	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
 	quietAt  model.Time
+	pass     prunePass // the relay's prune pass under way
+}
+
+// prunePass is what a relay's prune pass has pruned so far: the rows
+// pruned at one time by one actor, until the relay records the pass.
+type prunePass struct {
+	at    model.Time
+	actor model.Actor
+	rows  int64
+	first uint64 // its first prune
+	kept  int    // rows below this event id are all pruned (a cursor for the retention scan)
 }
 
 // msgRec is one broker message as the history tells it.

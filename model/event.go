@@ -30,7 +30,7 @@ const (
 	EvMarkPublished
 	EvDeliver // broker delivered EventID to the consumer (N = delivery number)
 	EvApply   // consumer applied (OK) or skipped (Code duplicate_event) an effect
-	EvPrune   // outbox retention removed a published row
+	EvPrune   // outbox retention removed a published row (no event id: a relay's whole prune pass)
 	// DLQ and operators.
 	EvDLQWrite  // envelope written; Code is the reason
 	EvRedrive   // redrive: Job back to pending with Key (same or fresh); N2 its new deadline span
@@ -197,6 +197,7 @@ var numberLabels = [eventKindCount][2]string{
 	EvReprocess: {"version", "n2"},
 	EvFault:     {"n", "~for"},
 	EvDLQWrite:  {"attempts", "tokens"},
+	EvPrune:     {"rows", "n2"}, // a relay's prune pass: the rows it pruned
 }
 
 // labels are the names N and N2 print under for e: its kind's, "n" and

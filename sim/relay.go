@@ -94,7 +94,13 @@ func (r *run) relayIdle() {
 	now := r.now()
 	if now-r.relay.lastPrune >= r.cfg.Model.Retention {
 		r.relay.lastPrune = now
-		r.sys.PruneOutbox(r.relayActorID())
+		// The relay records the pass and what it was told (the rows the
+		// outbox says it pruned), so the oracles can tell a pass that
+		// kept a row past its retention from no pass at all.
+		n := r.sys.PruneOutbox(r.relayActorID())
+		e := r.simEvent(model.EvPrune, r.relayActorID())
+		e.N, e.OK = int64(n), true
+		r.emit(e)
 	}
 	r.relay.parked = true
 	r.relay.token++ // no pending wake
