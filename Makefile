@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build test vet fmt-check unit race sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down cover mutation
+.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down cover mutation
 
 all: test
 
@@ -19,7 +19,7 @@ build:
 # correct design, every naive variant caught, and every single fault and pair
 # of faults on the small workload. About 6 minutes on 2 cores with warm
 # module and build caches; 25 CPU-minutes from empty ones (see README).
-test: fmt-check vet unit race sweep mutants exhaustive
+test: fmt-check vet unit race arch386 sweep mutants exhaustive
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -30,6 +30,12 @@ vet:
 
 unit:
 	$(GO) test -count=1 ./...
+
+# Traces are the same on every architecture: the pinned trace hashes of
+# sim/testdata/hashes.golden, checked on amd64 by unit, again as GOARCH=386
+# (32-bit int; it runs natively on amd64 machines).
+arch386:
+	GOARCH=386 $(GO) test -count=1 -run 'TestTraceHashesPinned' ./sim
 
 # Goroutines live only in cmd/ and the SQL backends: those run under the
 # race detector too (-short: the mirror's model-vs-SQLite sweep takes 50

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/durasim/durasim/faults"
@@ -59,13 +60,14 @@ func (r *run) arrive(i int32, edited bool) {
 // document's index: tenant ids just outside seed 000's pattern
 // ^[a-z][a-z0-9-]{1,32}$ (one character, thirty-four, a capital, a digit
 // first, an underscore, a brace just past 'z', a space), no document id,
-// and versions out of range.
+// and versions out of range (below 1: a version too large for an int32
+// exists only where int has 64 bits, and traces are the same on 386).
 var malformations = []struct {
 	tenant     string
 	noDocument bool
 	version    int
 }{
-	{tenant: "Bad Tenant"}, {tenant: "acme_corp"}, {noDocument: true}, {version: 0}, {version: 1 << 31},
+	{tenant: "Bad Tenant"}, {tenant: "acme_corp"}, {noDocument: true}, {version: 0}, {version: math.MinInt32},
 	{tenant: "a"}, {tenant: "t0123456789-abcdefghijklmnopqrstuv"}, {tenant: "0acme"}, {tenant: "acme{"},
 	{tenant: "acme corp"}, {version: -1},
 }
