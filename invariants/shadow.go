@@ -28,6 +28,7 @@ type shadow struct {
 	origin      model.JobID // reprocessed job: the dead job it redoes
 	fail        failure     // the failure a worker reported and the queue has not yet decided
 	failOpen    bool        // that failure's report still awaits the queue's answer (the job's next event)
+	lastCode    model.Code  // the reason of its last failure the queue took: what a status query must answer
 	decided     uint64      // the last policy decision (retry, dead letter, cancel) by a worker
 	revived     uint64      // the last redrive, or the enqueue of a reprocessed job
 	revivedLate bool        // that revival came after the faults stopped
@@ -112,6 +113,9 @@ func (s *Suite) disagree(job model.JobID, msg string, seqs ...uint64) {
 // no trace, or the queue acted on the job without answering it.
 func (s *Suite) answerFailure(e *model.Event, j *job) {
 	j.sh.failOpen = false
+	if e.OK && e.Actor == j.sh.fail.actor {
+		j.sh.lastCode = j.sh.fail.code // the queue took the report (a refusal leaves the job as it was)
+	}
 	// A lease_expired bears the holder's name but is the queue's own act.
 	if f := j.sh.fail; e.Actor != f.actor || e.Kind == model.EvLeaseExpired {
 		s.disagree(e.Job, fmt.Sprintf("%v failure reported by %v has no answer from the queue: the job's next event is %v by %v",

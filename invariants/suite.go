@@ -173,6 +173,9 @@ func (s *Suite) Record(e *model.Event) {
 		s.answerFailure(e, j)
 	}
 	s.observe(e, j)
+	if j != nil && e.OK && e.Code != model.CodeNone && decidesReason(e.Kind) {
+		j.sh.lastCode = e.Code
+	}
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
 	}
@@ -319,6 +322,17 @@ func (s *Suite) acked(e *model.Event, j *job) {
 	if j != nil && j.sh.dlq.seq != 0 {
 		j.sh.dlqResolved = true
 	}
+}
+
+// decidesReason says whether an accepted event of kind k sets its job's
+// failure reason to its code: the queue's decisions after a failure, and
+// its cancels and dead letters at a lease.
+func decidesReason(k model.EventKind) bool {
+	switch k {
+	case model.EvRetry, model.EvDead, model.EvCancel, model.EvCancelAtLease, model.EvExhausted:
+		return true
+	}
+	return false
 }
 
 // refusable says whether events of kind k are calls the system answers:

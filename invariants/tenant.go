@@ -96,17 +96,30 @@ func (s *Suite) status(e *model.Event) {
 		s.report(TenantIsolation, e.Job, fmt.Sprintf("status of %v (tenant %s) answered to tenant %s",
 			e.Job, j.tenant, e.Tenant), j.enqSeq, e.Seq)
 	}
-	if told, ok := answeredState(e.Text); ok && told != j.state.String() {
+	told, reason, ok := answeredState(e.Text)
+	if ok && told != j.state.String() {
 		s.disagree(e.Job, fmt.Sprintf("status of %v answered %s, the history says %v", e.Job, told, j.state), j.lastSeq, e.Seq)
+	}
+	if want := j.sh.lastCode; ok && reason != codeName(want) {
+		s.disagree(e.Job, fmt.Sprintf("status of %v answered reason %q, the history's last failure reason is %q", e.Job, reason, codeName(want)), j.lastSeq, e.Seq)
 	}
 }
 
-// answeredState reads the state a status answer told its client, from the
-// client's record "state=X [reason=Y]".
-func answeredState(text string) (string, bool) {
+// codeName is a reason as a status answer prints it: none for CodeNone.
+func codeName(c model.Code) string {
+	if c == model.CodeNone {
+		return ""
+	}
+	return c.String()
+}
+
+// answeredState reads the state and reason a status answer told its
+// client, from the client's record "state=X [reason=Y]".
+func answeredState(text string) (state, reason string, ok bool) {
 	st, ok := strings.CutPrefix(text, "state=")
-	st, _, _ = strings.Cut(st, " ")
-	return st, ok
+	st, rest, _ := strings.Cut(st, " ")
+	reason, _ = strings.CutPrefix(rest, "reason=")
+	return st, reason, ok
 }
 
 // acceptTenant checks that the API returned a job id to the job's owner.

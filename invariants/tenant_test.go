@@ -48,3 +48,35 @@ func TestTenantIsolation(t *testing.T) {
 			want:    []want{{1, []uint64{1, 2}, "j1 (tenant acme) returned to a client of tenant globex"}}},
 	})
 }
+
+// told is a client's record of a status answer about job j: the state and
+// reason it was told.
+func told(j model.JobID, answer string) model.Event {
+	e := status(j, "acme")
+	e.Text = answer
+	return e
+}
+
+// TestStatusAnswer: status checks what a client was told against the
+// history: the job's state, and the reason of the last failure the queue
+// took (a refused report changes nothing).
+func TestStatusAnswer(t *testing.T) {
+	failedOnce := one(enqueue(1), lease(1, 1, 1), failed(1, 1, model.CodeTransient), retry(1, 1, 1, 0))
+	then := cat(one(lease(1, 2, 2)), rest(1, 2, 1))
+	runOracle(t, Consistency, []fixture{
+		{name: "a pending job, no reason", history: cat(one(enqueue(1), told(1, "state=pending"), lease(1, 1, 1)), rest(1, 1, 1)), final: succeeded(1)},
+		{name: "a retried job and the failure that retried it",
+			history: cat(failedOnce, one(told(1, "state=retry_wait reason=transient_error")), then), final: succeeded(1)},
+		{name: "the reason outlives the retry",
+			history: cat(failedOnce, one(lease(1, 2, 2), told(1, "state=leased reason=transient_error")), rest(1, 2, 1)), final: succeeded(1)},
+		{name: "a state the history does not have",
+			history: cat(failedOnce, one(told(1, "state=pending reason=transient_error")), then), final: succeeded(1),
+			want: []want{{1, []uint64{4, 5}, "status of j1 answered pending, the history says retry_wait"}}},
+		{name: "a retried job answered with no reason",
+			history: cat(failedOnce, one(told(1, "state=retry_wait")), then), final: succeeded(1),
+			want: []want{{1, []uint64{4, 5}, `status of j1 answered reason "", the history's last failure reason is "transient_error"`}}},
+		{name: "a reason for a job that never failed",
+			history: cat(one(enqueue(1), told(1, "state=pending reason=provider_429"), lease(1, 1, 1)), rest(1, 1, 1)), final: succeeded(1),
+			want: []want{{1, []uint64{1, 2}, `status of j1 answered reason "provider_429", the history's last failure reason is ""`}}},
+	})
+}
