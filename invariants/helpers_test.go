@@ -48,7 +48,11 @@ func hist(evs ...model.Event) []model.Event {
 	for i := range out {
 		e := &out[i]
 		e.Seq = uint64(i + 1)
-		if e.At == 0 {
+		switch {
+		case e.At != 0:
+		case e.Kind == model.EvAccept && i > 0 && out[i-1].Kind == model.EvEnqueue:
+			e.At = out[i-1].At // the client's answer comes with its enqueue, as in the simulator
+		default:
 			e.At = model.Time(i+1) * ms
 		}
 		switch e.Kind {

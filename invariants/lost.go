@@ -112,6 +112,7 @@ func (s *Suite) retire() {
 
 func (s *Suite) accept(e *model.Event, j *job) {
 	s.noteServed(e)
+	s.backedAnswer(e, j)
 	if !e.OK || j == nil {
 		return
 	}
@@ -126,6 +127,29 @@ func (s *Suite) accept(e *model.Event, j *job) {
 		s.keepPromise(j, promise{key: e.Key, seq: e.Seq})
 	} else {
 		s.promises[e.Job] = promise{key: e.Key, seq: e.Seq}
+	}
+}
+
+// backedAnswer checks what a client was told against the queue's own
+// record of the request, made just before at the same time: a job id (new
+// or deduplicated) against an enqueue of that job, a conflict against a
+// refused enqueue. A client told something the queue never recorded means
+// the record, or the answer, is wrong. (A job id given before its job was
+// enqueued at all is nothing-lost's promise to check.)
+func (s *Suite) backedAnswer(e *model.Event, j *job) {
+	if e.Actor.Role != model.RoleClient {
+		return
+	}
+	r := s.g.lastEnq
+	switch {
+	case e.OK && e.Job != 0 && j != nil && j.enqueued:
+		if r.seq == 0 || r.at != e.At || r.job != e.Job || !r.ok && r.code != model.CodeDeduped {
+			s.disagree(e.Job, fmt.Sprintf("%v was given to %v at %s with no enqueue of it recorded then", e.Job, e.Actor, millis(e.At)), r.seq, e.Seq)
+		}
+	case e.Code == model.CodeIdempotencyConflict:
+		if r.seq == 0 || r.at != e.At || r.code != model.CodeIdempotencyConflict {
+			s.disagree(0, fmt.Sprintf("%v was refused a conflict at %s with no conflicting enqueue recorded then", e.Actor, millis(e.At)), r.seq, e.Seq)
+		}
 	}
 }
 

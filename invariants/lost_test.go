@@ -89,3 +89,23 @@ func TestPromisedKey(t *testing.T) {
 		t.Fatalf("id reused by another document not flagged: %v", broken)
 	}
 }
+
+// TestBackedAnswers: backedAnswer — what a client was told must match the
+// queue's record of its request, made at the same time.
+func TestBackedAnswers(t *testing.T) {
+	p := clean(1, 1, 1)[0].Payload
+	refusedConflict := model.Event{Kind: model.EvAccept, Actor: model.Actor{Role: model.RoleClient, ID: 1}, Tenant: "acme",
+		Code: model.CodeIdempotencyConflict, Text: "refused: idempotency conflict"}
+	runOracle(t, Consistency, []fixture{
+		{name: "a resubmission deduplicated, and its client given the job",
+			history: cat(clean(1, 1, 1), one(deduped(1, p), accept(1))), final: succeeded(1)},
+		{name: "an edited resubmission refused as a conflict",
+			history: cat(clean(1, 1, 1), one(conflict(1, p+1), refusedConflict)), final: succeeded(1)},
+		{name: "a job id given with no enqueue recorded then",
+			history: cat(clean(1, 1, 1), one(accept(1))), final: succeeded(1),
+			want: []want{{1, []uint64{1, 24}, "j1 was given to client1 at 24ms with no enqueue of it recorded then"}}},
+		{name: "a conflict told with no conflicting enqueue recorded",
+			history: cat(clean(1, 1, 1), one(refusedConflict)), final: succeeded(1),
+			want: []want{{0, []uint64{1, 24}, "client1 was refused a conflict at 24ms with no conflicting enqueue recorded then"}}},
+	})
+}

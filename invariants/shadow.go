@@ -63,6 +63,17 @@ type global struct {
 	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
 	quietAt  model.Time
 	pass     prunePass // the relay's prune pass under way
+	lastEnq  enqRecord // the queue's record of the latest enqueue request
+}
+
+// enqRecord is the queue's record of an enqueue request: created,
+// deduplicated into an existing job, or refused as a conflict.
+type enqRecord struct {
+	seq  uint64
+	at   model.Time
+	job  model.JobID
+	code model.Code
+	ok   bool
 }
 
 // prunePass is what a relay's prune pass has pruned so far: the rows
