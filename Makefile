@@ -95,9 +95,14 @@ cover:
 # in tmp/mutation/. Survivors argued equivalent go in
 # internal/mutation/equivalent/<package>.txt. MUTFLAGS passes flags, e.g.
 #   make mutation MUTFLAGS='-run queue.go -j 1'
+# The naive variants' own code (model/naive.go, model/dualwrite.go) is left
+# out (MUTSKIP): a mutant of a planted bug is another planted bug, which
+# says nothing of the oracles' power on the correct code; the catalogue
+# check in the killer is what guards that code (every variant still caught).
 MUTPKG ?= ./model
+MUTSKIP ?= ^(naive|dualwrite)\.go:
 mutation:
-	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) $(MUTFLAGS)
+	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) -skip '$(MUTSKIP)' $(MUTFLAGS)
 
 # Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),
 # then durasim against a bare event loop, synctest and clock.Mock.

@@ -18,6 +18,7 @@ type Options struct {
 	Pkg     string         // the mutated package, as the go command accepts it
 	Killer  []string       // a main package and its arguments: exit 0 passes, non-zero kills
 	Filter  *regexp.Regexp // keep only mutants whose "file:line:col id" matches (nil: all)
+	Skip    *regexp.Regexp // then leave out those whose "file:line:col id" matches (nil: none)
 	Jobs    int            // mutants built and run at once
 	Timeout Timeout
 	Dir     string // scratch directory: emptied first
@@ -149,7 +150,8 @@ func prepare(o Options) (*session, error) {
 	}
 	s.all = Enumerate(s.pkg, info)
 	for _, m := range s.all {
-		if o.Filter == nil || o.Filter.MatchString(m.Where()+" "+m.ID()) {
+		id := m.Where() + " " + m.ID()
+		if (o.Filter == nil || o.Filter.MatchString(id)) && (o.Skip == nil || !o.Skip.MatchString(id)) {
 			s.sel = append(s.sel, m)
 		}
 	}

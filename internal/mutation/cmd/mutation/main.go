@@ -36,7 +36,7 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 type flags struct {
-	pkg, killer, filter, timeout, equivalent, out string
+	pkg, killer, filter, skip, timeout, equivalent, out string
 	list, keep, schemata                          bool
 	jobs                                          int
 	target                                        float64
@@ -74,6 +74,7 @@ func parse(args []string) (*flags, error) {
 	fs.StringVar(&f.pkg, "pkg", "./model", "the package to mutate")
 	fs.StringVar(&f.killer, "killer", "./internal/mutation/cmd/killer -seeds 1:2000 -catalogue 1:1000", "a main package and its arguments: exit 0 lets a mutant survive, anything else kills it")
 	fs.StringVar(&f.filter, "run", "", "only the mutants whose \"file:line:col id\" matches this regexp")
+	fs.StringVar(&f.skip, "skip", "", "leave out the mutants whose \"file:line:col id\" matches this regexp")
 	fs.BoolVar(&f.list, "list", false, "only enumerate the mutants")
 	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "mutants built and run at once")
 	fs.StringVar(&f.timeout, "timeout", "10x", "per mutant: a multiple of the unmutated killer's time (at least 10s), or a duration")
@@ -100,13 +101,16 @@ func parse(args []string) (*flags, error) {
 	return f, nil
 }
 
-func (f *flags) regexp() (*regexp.Regexp, error) {
-	if f.filter == "" {
+func (f *flags) regexp() (*regexp.Regexp, error) { return compileFlag("-run", f.filter) }
+
+// compileFlag compiles a regexp flag's value; empty is none.
+func compileFlag(name, expr string) (*regexp.Regexp, error) {
+	if expr == "" {
 		return nil, nil
 	}
-	re, err := regexp.Compile(f.filter)
+	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("invalid -run: %v", err)}
+		return nil, &usageError{fmt.Errorf("invalid %s: %v", name, err)}
 	}
 	return re, nil
 }
@@ -114,6 +118,10 @@ func (f *flags) regexp() (*regexp.Regexp, error) {
 // list prints the selected mutants and a count per operator.
 func list(f *flags, stdout io.Writer) error {
 	re, err := f.regexp()
+	if err != nil {
+		return err
+	}
+	skip, err := compileFlag("-skip", f.skip)
 	if err != nil {
 		return err
 	}
@@ -129,7 +137,7 @@ func list(f *flags, stdout io.Writer) error {
 	n := 0
 	for _, m := range ms {
 		where := filepath.Join(pkg.Rel(), m.Where())
-		if re != nil && !re.MatchString(m.Where()+" "+m.ID()) {
+		if id := m.Where() + " " + m.ID(); re != nil && !re.MatchString(id) || skip != nil && skip.MatchString(id) {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s  %s\n", where, m.ID())
@@ -176,6 +184,9 @@ func (f *flags) options(stderr io.Writer) (mutation.Options, error) {
 	o := mutation.Options{Pkg: f.pkg, Killer: strings.Fields(f.killer), Jobs: f.jobs, Dir: filepath.Join(f.out, "_work"), PrivateCache: !f.schemata, Schemata: f.schemata, Progress: stderr}
 	var err error
 	if o.Filter, err = f.regexp(); err != nil {
+		return o, err
+	}
+	if o.Skip, err = compileFlag("-skip", f.skip); err != nil {
 		return o, err
 	}
 	for _, p := range []string{f.pkg, o.Killer[0]} {
