@@ -37,9 +37,9 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 type flags struct {
 	pkg, killer, filter, skip, timeout, equivalent, out string
-	list, keep, schemata                          bool
-	jobs                                          int
-	target                                        float64
+	list, keep, schemata                                bool
+	jobs                                                int
+	target                                              float64
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
