@@ -82,6 +82,9 @@ func (s *Suite) commitDecision(e *model.Event, j *job) {
 	case e.OK && e.Code == model.CodeNone:
 		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v committed twice under key %s (%v, then %v): the second commit must deduplicate",
 			e.Job, st, e.Key, first, e.EventID), r.commitSeq[st], e.Seq)
+	case e.Code == model.CodeDeduped && !e.OK:
+		s.disagree(e.Job, fmt.Sprintf("%v stage=%v commit deduplicated into %v but recorded as refused: the worker is told the committed result", e.Job, st, first),
+			r.commitSeq[st], e.Seq)
 	case e.Code == model.CodeDeduped && (e.EventID != first || e.Payload != r.commitHash[st]):
 		s.report(ExactlyOnce, e.Job, fmt.Sprintf("%v stage=%v commit with payload %016x deduplicated into %v of payload %016x, answered %v",
 			e.Job, st, e.Payload, first, r.commitHash[st], e.EventID), r.commitSeq[st], e.Seq)

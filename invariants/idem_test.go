@@ -11,6 +11,21 @@ import (
 
 // commitAs is a commit answered with code (deduped: accepted; conflict:
 // refused, no event id) for payload p.
+// TestIdemDedupeRecorded: a deduplicated commit is an accepted one.
+func TestIdemDedupeRecorded(t *testing.T) {
+	first := one(enqueue(1), lease(1, 1, 1), pay(7, commit(1, ingest, 1)))
+	runTable(t, Consistency, []fixture{
+		{name: "a dedupe recorded as accepted", history: cat(first, one(commitAs(1, ingest, 1, 7, model.CodeDeduped))), undrained: true},
+		{name: "a dedupe recorded as refused", undrained: true,
+			history: cat(first, one(rejectedAs(commitAs(1, ingest, 1, 7, model.CodeDeduped)))),
+			want: []want{{1, []uint64{3, 4},
+				"j1 stage=ingest commit deduplicated into e1 but recorded as refused: the worker is told the committed result"}}},
+	})
+}
+
+// rejectedAs is e recorded as refused, its code kept.
+func rejectedAs(e model.Event) model.Event { e.OK = false; return e }
+
 func commitAs(j model.JobID, st model.Stage, id model.EventID, p uint64, c model.Code) model.Event {
 	e := pay(p, commit(j, st, id))
 	switch c {

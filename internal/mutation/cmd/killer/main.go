@@ -103,6 +103,11 @@ type seedRange struct{ lo, hi uint64 }
 func catalogue(rn *sim.Runner, cfg sim.Config, r seedRange, stdout, stderr io.Writer) int {
 	names := model.VariantNames()
 	for _, name := range names {
+		// The sweep must run the design it was asked for.
+		if d, err := model.LookupDesign(name); err != nil || d.Name != name {
+			fmt.Fprintf(stdout, "catalogue: variant %s is not the design looked up by its name (%v)\n", name, err)
+			return 1
+		}
 		cfg.Variant = name
 		caught := false
 		for seed := r.lo; ; seed++ {
