@@ -110,6 +110,9 @@ func (s *Suite) newVersion(e *model.Event, old *job) {
 		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v (v%d) created %v at v%d, want v%d",
 			e.Job, old.version, e.Other, nj.version, old.version+1), old.enqSeq, nj.enqSeq, e.Seq)
 	}
+	if e.N != nj.version {
+		s.disagree(e.Job, fmt.Sprintf("reprocess of %v announces version %d, %v was enqueued at v%d", e.Job, e.N, e.Other, nj.version), nj.enqSeq, e.Seq)
+	}
 }
 
 func (s *Suite) tenantBucket(tenant string) *bucket {

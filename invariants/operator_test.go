@@ -93,3 +93,15 @@ func TestOperatorActions(t *testing.T) {
 			want:    []want{{3, []uint64{10, 11, 12}, "redrive of j3 beyond the limit of 2 per 1000ms"}}},
 	})
 }
+
+// TestReprocessAnnouncesItsVersion: newVersion — the version a reprocess
+// announces is the one its new job was enqueued at.
+func TestReprocessAnnouncesItsVersion(t *testing.T) {
+	runTable(t, Consistency, []fixture{
+		{name: "announced as enqueued",
+			history: cat(deadJob(1), one(reprocessed(2), reprocess(1, 2, "op-ana"))), final: reprocessAudit(1, 2), undrained: true},
+		{name: "announced otherwise", undrained: true,
+			history: cat(deadJob(1), one(reprocessed(2), with(reprocess(1, 2, "op-ana"), func(e *model.Event) { e.N = 0 }))), final: reprocessAudit(1, 2),
+			want: []want{{1, []uint64{4, 5}, "reprocess of j1 announces version 0, j2 was enqueued at v2"}}},
+	})
+}
