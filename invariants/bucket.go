@@ -2,9 +2,10 @@ package invariants
 
 import "github.com/durasim/durasim/model"
 
-// bucket is a token bucket replayed over the history: Capacity tokens,
-// one more every Refill, full at time 0. Starting full at 0 is at least as
-// lenient as a bucket created full at the first request.
+// bucket is a token bucket replayed over the history: a burst of
+// Capacity, then one token every Refill, none banked while full — so a
+// bucket full at time 0 is the same as one created full at the first
+// request.
 type bucket struct {
 	cfg    model.BucketConfig
 	tokens int64
@@ -30,6 +31,9 @@ func (b *bucket) take(now model.Time, seq uint64) (ok bool) {
 	if n := (now - b.last) / b.cfg.Refill; n > 0 {
 		b.tokens = min(int64(b.cfg.Capacity), b.tokens+n)
 		b.last += n * b.cfg.Refill
+	}
+	if b.tokens >= int64(b.cfg.Capacity) {
+		b.last = now // full: no refill time is banked, so full at 0 is full at the first request
 	}
 	if b.tokens <= 0 {
 		return false

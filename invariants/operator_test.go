@@ -85,7 +85,12 @@ func TestOperatorActions(t *testing.T) {
 			history: flood(30 * ms), final: reprocessAudit(1, 5, 2, 6, 3, 7, 4, 8),
 			want: []want{{4, []uint64{14, 16, 18, 20}, "reprocess of j4 beyond tenant acme's limit of 3 per 60000ms"}}},
 		{name: "reprocess paced by the refill",
-			history: flood(minute), final: reprocessAudit(1, 5, 2, 6, 3, 7, 4, 8)},
+			history: flood(21*ms + minute), final: reprocessAudit(1, 5, 2, 6, 3, 7, 4, 8)},
+		// The bucket was full until the first take at 21ms: no refill
+		// time is banked before it, so the next token comes at 60021ms.
+		{name: "reprocess a refill after the time it would have been banked",
+			history: flood(minute), final: reprocessAudit(1, 5, 2, 6, 3, 7, 4, 8),
+			want: []want{{4, []uint64{14, 16, 18, 20}, "reprocess of j4 beyond tenant acme's limit of 3 per 60000ms"}}},
 		{name: "redrive beyond the global limit",
 			cfg:     &slow,
 			history: cat(deadJob(1), deadJob(2), deadJob(3), one(redrive(1), redrive(2), redrive(3))),
