@@ -14,8 +14,9 @@ import (
 // strictly ordered queue, a short outbox retention (so pruning happens
 // under load), a long horizon (arrivals spread over minutes), a small or a
 // large attempt ceiling, a per-tenant reprocess limit of one, plain
-// exponential or fixed backoff, or every tenant id the workload knows
-// (those at the edges of the tenant pattern among them). Each option
+// exponential or fixed backoff, every tenant id the workload knows (those
+// at the edges of the tenant pattern among them), or a tight token budget
+// (retries that spend it: seed 004's budget path). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -29,6 +30,7 @@ type swarmOptions struct {
 	reprocessCap int32      // 0: the default
 	backoff      model.Strategy
 	tenants      int32 // 0: the default
+	tokenBudget  int64 // 0: the default
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -47,6 +49,7 @@ func drawOptions(seed uint64) swarmOptions {
 	oneReprocess := r.Chance(250_000)
 	strategy := r.IntN(10)
 	allTenants := r.Chance(125_000)
+	tightBudget := r.Chance(125_000) // drawn last: the earlier draws keep their stream positions
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -77,8 +80,16 @@ func drawOptions(seed uint64) swarmOptions {
 	if allTenants {
 		o.tenants = int32(len(tenantNames)) // the edge-of-the-pattern ids included
 	}
+	if tightBudget {
+		o.tokenBudget = tightTokenBudget
+	}
 	return o
 }
+
+// tightTokenBudget is the budget of a seed that draws a tight one: about
+// one extraction of a large document, so that retries spend budgets
+// (seed 004's token budget, otherwise reached only by long retry chains).
+const tightTokenBudget = 3_000
 
 // apply sets the options on cfg where cfg keeps the default.
 func (o swarmOptions) apply(cfg Config) Config {
@@ -104,6 +115,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	if o.tenants > 0 && cfg.Tenants == d.Tenants {
 		cfg.Tenants = o.tenants
 	}
+	if o.tokenBudget > 0 && cfg.Model.TokenBudget == d.Model.TokenBudget {
+		cfg.Model.TokenBudget = o.tokenBudget
+	}
 	return cfg
 }
 
@@ -126,6 +140,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.Reprocess.Capacity != d.Model.Reprocess.Capacity {
 		parts = append(parts, "reprocess-limit="+strconv.Itoa(int(cfg.Model.Reprocess.Capacity)))
+	}
+	if cfg.Model.TokenBudget != d.Model.TokenBudget {
+		parts = append(parts, "token-budget="+strconv.FormatInt(cfg.Model.TokenBudget, 10))
 	}
 	if cfg.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		parts = append(parts, "backoff="+cfg.Model.Retry.Strategy.String())

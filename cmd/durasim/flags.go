@@ -36,6 +36,7 @@ type simFlags struct {
 	heartbeat   time.Duration
 	maxAttempts int
 	retention   time.Duration
+	tokenBudget int64
 	reprocess   int
 	backoff     string
 	swarm       bool
@@ -64,6 +65,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), fmt.Sprintf("heartbeat interval, at least %s and shorter than -lease", time.Duration(sim.MinHeartbeat)))
 	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job, 1 to 2147483647")
 	f.fs.DurationVar(&f.retention, "retention", time.Duration(d.Model.Retention), "outbox retention: published rows older than this are pruned (positive)")
+	f.fs.Int64Var(&f.tokenBudget, "token-budget", d.Model.TokenBudget, "tokens a job may spend over all its attempts (positive)")
 	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses each tenant may make per minute, 1 to 2147483647")
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
@@ -126,6 +128,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
 	c.Model.Retention = model.Time(f.retention)
+	c.Model.TokenBudget = f.tokenBudget
 	strategy, err := model.ParseStrategy(f.backoff)
 	if err != nil {
 		return c, usageErr("%v", err)
