@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -64,6 +65,34 @@ type global struct {
 	quietAt  model.Time
 	pass     prunePass // the relay's prune pass under way
 	lastEnq  enqRecord // the queue's record of the latest enqueue request
+	prev     prevEvent // the event just recorded
+}
+
+// prevEvent is what the refusal check needs of the event before.
+type prevEvent struct {
+	seq   uint64
+	kind  model.EventKind
+	actor model.Actor
+	job   model.JobID
+	code  model.Code
+	ok    bool
+}
+
+// refusedCall checks an actor's record of a refused call against the
+// system's record of the refusal, which must come just before it: the same
+// call by the same actor on the same job, refused with the same reason.
+// (A call about a job id that does not exist has no job to record it
+// against.)
+func (s *Suite) refusedCall(e *model.Event) {
+	p := s.g.prev
+	call := strings.TrimPrefix(e.Text, "call=")
+	if p.seq != 0 && p.job == e.Job && p.actor == e.Actor && !p.ok && p.code == e.Code && p.kind.String() == call {
+		return
+	}
+	if j := s.known(e.Job); e.Code == model.CodeNotFound && (j == nil || !j.enqueued) {
+		return
+	}
+	s.disagree(e.Job, fmt.Sprintf("%v was refused its %s of %v (%v), and the system recorded no such refusal", e.Actor, call, e.Job, e.Code), p.seq, e.Seq)
 }
 
 // enqRecord is the queue's record of an enqueue request: created,

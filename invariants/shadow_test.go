@@ -149,3 +149,26 @@ func TestShadowRefusals(t *testing.T) {
 			want:    []want{{1, []uint64{2, 3}, "j1 lease of fence 1 expired in the name of w1, but w0 holds it"}}},
 	})
 }
+
+// toldRefused is an actor's record that the system refused its call.
+func toldRefused(e model.Event, call model.EventKind, c model.Code) model.Event {
+	return model.Event{Kind: model.EvRefused, Actor: e.Actor, Job: e.Job, Fence: e.Fence, Code: c, Text: "call=" + call.String()}
+}
+
+// TestRefusalRecords: refusedCall — an actor's record of a refusal must
+// follow the system's record of the same refusal.
+func TestRefusalRecords(t *testing.T) {
+	beat := staleRefused(heartbeat(1, 1), 2)
+	zombie := one(enqueue(1), lease(1, 1, 1), at(31*sec, expiredLease(1, 1, 1)), at(31*sec, by(w1, lease(1, 2, 2))))
+	then := from(33*sec, rest(1, 2, 1)...)
+	runOracle(t, Consistency, []fixture{
+		{name: "a zombie told its heartbeat was stale, as the queue recorded",
+			history: cat(zombie, one(at(32*sec, beat), at(32*sec, toldRefused(beat, model.EvHeartbeat, model.CodeStaleFence))), then), final: succeeded(1)},
+		{name: "a zombie told of a refusal the queue never recorded",
+			history: cat(zombie, one(at(32*sec, toldRefused(beat, model.EvHeartbeat, model.CodeStaleFence))), then), final: succeeded(1),
+			want: []want{{1, []uint64{4, 5}, "w0 was refused its heartbeat of j1 (stale_fence), and the system recorded no such refusal"}}},
+		{name: "told another reason than the queue recorded",
+			history: cat(zombie, one(at(32*sec, beat), at(32*sec, toldRefused(beat, model.EvHeartbeat, model.CodeNotLeased))), then), final: succeeded(1),
+			want: []want{{1, []uint64{5, 6}, "w0 was refused its heartbeat of j1 (not_leased), and the system recorded no such refusal"}}},
+	})
+}

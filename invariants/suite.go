@@ -176,6 +176,9 @@ func (s *Suite) Record(e *model.Event) {
 	if j != nil && e.OK && e.Code != model.CodeNone && decidesReason(e.Kind) {
 		j.sh.lastCode = e.Code
 	}
+	if e.Kind == model.EvRefused {
+		s.refusedCall(e)
+	}
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
 	}
@@ -186,6 +189,7 @@ func (s *Suite) Record(e *model.Event) {
 		j.advance(e)
 		s.requeue(e, j)
 	}
+	s.g.prev = prevEvent{seq: e.Seq, kind: e.Kind, actor: e.Actor, job: e.Job, code: e.Code, ok: e.OK}
 }
 
 // observe hands the event to the checkers that look at its kind, before

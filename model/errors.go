@@ -17,6 +17,33 @@ var (
 	ErrMissingOperator = errors.New("reprocess requires an operator id")
 )
 
+// RefusalCode is the reason code of a refused call, as its caller reads
+// the error it got back: what the caller records of the refusal.
+func RefusalCode(err error) Code {
+	var conflict *IdempotencyConflictError
+	switch {
+	case err == nil:
+		return CodeNone
+	case errors.Is(err, ErrStaleFence):
+		return CodeStaleFence
+	case errors.Is(err, ErrNotLeased):
+		return CodeNotLeased
+	case errors.Is(err, ErrNotFound):
+		return CodeNotFound
+	case errors.Is(err, ErrNotDead):
+		return CodeNotDead
+	case errors.Is(err, ErrCancelled):
+		return CodeCancelledTerminal
+	case errors.Is(err, ErrRateLimited):
+		return CodeRateLimited
+	case errors.Is(err, ErrMissingOperator):
+		return CodeMissingOperator
+	case errors.As(err, &conflict):
+		return CodeIdempotencyConflict
+	}
+	return CodeInvalidKey // a request the API would not take
+}
+
 // IdempotencyConflictError is returned when a key is committed again with a
 // different payload hash: never silent reuse (seed 000).
 type IdempotencyConflictError struct {

@@ -45,6 +45,10 @@ const (
 	EvResume   // paused actor resumed
 	EvFault    // a non-actor fault took effect (broker duplicate, 429 burst...)
 	EvPhase    // simulation phase change; Text names it
+	// EvRefused is an actor's own record of a call the system refused: Text
+	// names the call ("call=heartbeat"), Code the reason it was told. The
+	// system records its refusal too, just before; the two must agree.
+	EvRefused
 	eventKindCount
 )
 
@@ -53,7 +57,7 @@ var eventKindNames = [eventKindCount]string{
 	"exhausted", "heartbeat", "advance", "ack", "retry", "dead", "cancel", "commit",
 	"db_write", "publish", "mark_published", "deliver", "apply", "prune", "dlq_write",
 	"redrive", "reprocess", "breaker", "extract", "work_fail", "crash", "restart",
-	"pause", "resume", "fault", "phase",
+	"pause", "resume", "fault", "phase", "refused",
 }
 
 func (k EventKind) String() string { return enumName(eventKindNames[:], k, "kind") }

@@ -166,7 +166,7 @@ func (r *metricsRecorder) observeOutcome(e *model.Event) {
 	case model.EvBreaker:
 		r.m.Breaker = append(r.m.Breaker, BreakerChange{At: e.At, State: strings.TrimPrefix(e.Text, "state=")})
 	}
-	if e.Code == model.CodeStaleFence {
+	if e.Code == model.CodeStaleFence && e.Kind != model.EvRefused { // the queue's refusal, not the caller's record of it
 		r.m.StaleFences++
 	}
 }

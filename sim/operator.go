@@ -47,7 +47,7 @@ func (r *run) decide(id model.JobID) {
 			return
 		}
 		if job.RedriveCount < 2 {
-			if r.sys.Redrive(r.operatorActor(), id) == nil {
+			if err := r.redrive(id); err == nil {
 				r.kickWorker()
 			} else {
 				delete(r.operator.tried, id) // rate-limited: try again next round
@@ -57,7 +57,7 @@ func (r *run) decide(id model.JobID) {
 		if job.Origin != 0 {
 			return // a reprocessed job that died again needs a human, not a loop
 		}
-		nid, err := r.sys.Reprocess(r.operatorActor(), id, operatorName)
+		nid, err := r.reprocess(id, operatorName)
 		if err == model.ErrRateLimited {
 			delete(r.operator.tried, id)
 			return
@@ -74,8 +74,8 @@ func (r *run) decide(id model.JobID) {
 func (r *run) tryCancelled() {
 	if n := r.sys.CancelledJobs(); n > 0 {
 		id := r.sys.CancelledJob(r.ops.IntN(n))
-		_ = r.sys.Redrive(r.operatorActor(), id)
-		_, _ = r.sys.Reprocess(r.operatorActor(), id, operatorName)
+		_ = r.redrive(id)
+		_, _ = r.reprocess(id, operatorName)
 	}
 }
 
@@ -88,9 +88,27 @@ func (r *run) tryForbidden() {
 	}
 	id := model.JobID(1 + r.ops.IntN(n+1)) // now and then an id no job has
 	if j := r.sys.JobRef(id); j == nil || j.State != model.Dead {
-		_ = r.sys.Redrive(r.operatorActor(), id)
+		_ = r.redrive(id)
 	}
-	_, _ = r.sys.Reprocess(r.operatorActor(), id, "")
+	_, _ = r.reprocess(id, "")
+}
+
+// redrive and reprocess are the operator's calls, with its record of a
+// refusal.
+func (r *run) redrive(id model.JobID) error {
+	err := r.sys.Redrive(r.operatorActor(), id)
+	if err != nil {
+		r.told(r.operatorActor(), model.EvRedrive, id, 0, err)
+	}
+	return err
+}
+
+func (r *run) reprocess(id model.JobID, operator string) (model.JobID, error) {
+	nid, err := r.sys.Reprocess(r.operatorActor(), id, operator)
+	if err != nil {
+		r.told(r.operatorActor(), model.EvReprocess, id, 0, err)
+	}
+	return nid, err
 }
 
 // hasWork reports whether the operator would still act on some entry.

@@ -16,7 +16,7 @@ func (r *run) stepWork(w *worker) {
 		// costly work, so a zombie never starts a stage of a job it lost.
 		if r.design.Protocol.Heartbeats {
 			if err := r.sys.Heartbeat(r.actor(w), w.lease.Job, w.lease.Fence); err != nil {
-				r.lost(w)
+				r.lost(w, model.EvHeartbeat, err)
 				return
 			}
 		}
@@ -25,7 +25,7 @@ func (r *run) stepWork(w *worker) {
 	}
 	if now < w.busyUntil {
 		if err := r.sys.Heartbeat(r.actor(w), w.lease.Job, w.lease.Fence); err != nil {
-			r.lost(w)
+			r.lost(w, model.EvHeartbeat, err)
 			return
 		}
 		w.nextBeat = now + r.cfg.Model.HeartbeatEvery
@@ -94,7 +94,7 @@ func (r *run) fail(w *worker, cause error) {
 	r.emit(e)
 	d, err := r.sys.Fail(r.actor(w), w.lease.Job, w.lease.Fence, cause)
 	if err != nil {
-		r.lost(w)
+		r.lost(w, model.EvRetry, err)
 		return
 	}
 	r.armReady() // a retry becomes visible later
@@ -109,7 +109,9 @@ func (r *run) fail(w *worker, cause error) {
 
 func (r *run) finishDead(w *worker) {
 	w.markDead = false
-	_ = r.sys.MarkDead(r.actor(w), w.lease.Job, w.lease.Fence, w.deadReason)
+	if err := r.sys.MarkDead(r.actor(w), w.lease.Job, w.lease.Fence, w.deadReason); err != nil {
+		r.told(r.actor(w), model.EvDead, w.lease.Job, w.lease.Fence, err)
+	}
 	r.release(w)
 }
 
@@ -143,13 +145,15 @@ func (r *run) stepCommit(w *worker) {
 // but the last, the final ack for the last.
 func (r *run) stepAck(w *worker) {
 	var err error
+	call := model.EvAdvance
 	if w.stage == model.StageReview {
+		call = model.EvAck
 		err = r.sys.Ack(r.actor(w), w.lease.Job, w.lease.Fence)
 	} else {
 		err = r.sys.Advance(r.actor(w), w.lease.Job, w.lease.Fence, w.stage+1)
 	}
 	if err != nil {
-		r.lost(w)
+		r.lost(w, call, err)
 		return
 	}
 	r.advance(w, model.AfterAck)

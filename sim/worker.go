@@ -222,6 +222,17 @@ func (r *run) advance(w *worker, b model.Boundary) {
 	r.cross(w, b, r.dbLatency())
 }
 
-// lost handles a fenced call the queue refused: the worker no longer owns
-// the job and drops it.
-func (r *run) lost(w *worker) { r.release(w) }
+// lost handles a fenced call the queue refused: the worker records what it
+// was told, no longer owns the job and drops it.
+func (r *run) lost(w *worker, call model.EventKind, err error) {
+	r.told(r.actor(w), call, w.lease.Job, w.lease.Fence, err)
+	r.release(w)
+}
+
+// told is an actor's own record of a call the system refused (the
+// system records the refusal too, just before: the oracles match them).
+func (r *run) told(actor model.Actor, call model.EventKind, job model.JobID, fence uint64, err error) {
+	e := r.simEvent(model.EvRefused, actor)
+	e.Job, e.Fence, e.Code, e.Text = job, fence, model.RefusalCode(err), "call="+call.String()
+	r.emit(e)
+}
