@@ -95,8 +95,10 @@ func (r *run) malformed(i int32) bool {
 		r.kickWorker()
 		return false
 	}
+	// The client records the tenant it sent, however malformed: its trace
+	// line quotes it, and reads back the same.
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Code, e.Text = d.Tenant, model.CodeInvalidKey, "refused: "+err.Error()
+	e.Tenant, e.Code, e.Text = req.Tenant, model.RefusalCode(err), "refused: "+err.Error()
 	r.emit(e)
 	r.at(r.now()+clientRetry, evArrival, 0, int64(i))
 	return true
