@@ -25,8 +25,10 @@ type breakerRef struct {
 	halfAt      model.Time
 	halfSeq     uint64 // the half-open announcement
 	halfLeases  int32
-	halfAcks    int32
-	pending     uint64 // an outcome-driven announcement not yet judged
+	halfAcks    int32      // canaries that succeeded since it went half-open
+	admitted    int32      // canary slots taken in the current round (a lease; a cancel or dead letter at a lease gives its slot back)
+	probeAt     model.Time // when the current round of canaries began
+	pending     uint64     // an outcome-driven announcement not yet judged
 	pendingTo   model.BreakerState
 	pendingFrom model.BreakerState
 	window      []bool // outcomes since the last close, a ring; true = failure
@@ -74,6 +76,7 @@ func (s *Suite) breakerEvent(e *model.Event) {
 				millis(e.At), millis(e.At-b.openedAt), millis(c.Cooldown)), b.seq, e.Seq)
 		}
 		b.halfAt, b.halfSeq, b.halfLeases, b.halfAcks = e.At, e.Seq, 0, 0
+		b.admitted, b.probeAt = 0, e.At
 	case from == model.Closed && to == model.Open, from == model.HalfOpen && to == model.Open,
 		from == model.HalfOpen && to == model.Closed:
 		b.pending, b.pendingTo, b.pendingFrom = e.Seq, to, from
@@ -94,6 +97,8 @@ func (s *Suite) breakerLease(e *model.Event) {
 	case model.Open:
 		s.report(Breaker, e.Job, fmt.Sprintf("%v leased while the breaker is open", e.Job), b.seq, e.Seq)
 	case model.HalfOpen:
+		b.newRound(e.At, c)
+		b.admitted++
 		b.halfLeases++
 		rounds := int32(1)
 		if c.Cooldown > 0 {
@@ -205,4 +210,45 @@ func (b *breakerRef) clearWindow() {
 // explain states the reference's count.
 func (b *breakerRef) explain() string {
 	return fmt.Sprintf("the history counts %d failures in the last %d outcomes", b.failures, b.filled)
+}
+
+// newRound starts a new round of canaries when a lease is asked for with
+// every slot of the round taken and a cool-down since it began: the slots
+// of the canaries that have not succeeded are freed.
+func (b *breakerRef) newRound(at model.Time, c model.BreakerConfig) {
+	if b.state == model.HalfOpen && b.admitted >= c.Canaries && at-b.probeAt >= c.Cooldown {
+		b.admitted, b.probeAt = b.halfAcks, at
+	}
+}
+
+// breakerAtLease follows a job cancelled or dead-lettered at a lease: the
+// breaker admitted it, then gave its slot back.
+func (s *Suite) breakerAtLease(e *model.Event) {
+	s.brk.newRound(e.At, s.cfg.Model.Breaker)
+}
+
+// breakerRefusal judges a lease the breaker refused (a lease event with
+// code breaker_open) against the reference: a closed breaker refuses
+// nothing, an open one nothing after its cool-down (it goes half-open and
+// admits), a half-open one nothing while a canary slot of the round is free.
+func (s *Suite) breakerRefusal(e *model.Event) {
+	b, c := &s.brk, s.cfg.Model.Breaker
+	if c.Window <= 0 {
+		return
+	}
+	switch b.state {
+	case model.Closed:
+		s.report(Breaker, e.Job, fmt.Sprintf("lease of %v refused as breaker_open, but the breaker is closed", e.Job), b.seq, e.Seq)
+	case model.Open:
+		if e.At-b.openedAt >= c.Cooldown {
+			s.report(Breaker, e.Job, fmt.Sprintf("lease of %v refused %s after the breaker opened, past its cool-down of %s: it goes half-open and admits a canary",
+				e.Job, millis(e.At-b.openedAt), millis(c.Cooldown)), b.seq, e.Seq)
+		}
+	case model.HalfOpen:
+		b.newRound(e.At, c)
+		if b.admitted < c.Canaries {
+			s.report(Breaker, e.Job, fmt.Sprintf("lease of %v refused by a half-open breaker with %d of its %d canary slots taken",
+				e.Job, b.admitted, c.Canaries), b.halfSeq, e.Seq)
+		}
+	}
 }

@@ -228,3 +228,31 @@ func TestModelBreakerCycleIsClean(t *testing.T) {
 		t.Fatalf("the lost canary's job ended %v; %d jobs live", j.State, h.sys.Live())
 	}
 }
+
+// held is a lease of job j the breaker refused (LeaseNext's record).
+func held(j model.JobID) model.Event {
+	e := jobEv(model.EvLease, w1, j)
+	e.Code = model.CodeBreakerOpen
+	return e
+}
+
+// TestBreakerRefusals: breakerRefusal — each lease the breaker refused is
+// judged against the reference's state and canary slots.
+func TestBreakerRefusals(t *testing.T) {
+	one1, two := breakerCfg(1), breakerCfg(2)
+	heldThroughout := cat(tripped(true), one(at(20*sec, held(2)), at(30008*ms, breakerTo(model.HalfOpen))),
+		from(30009*ms, cat(one(lease(1, 3, 2), held(2)), closing(1, 3, 1), one(lease(2, 4, 2)), rest(2, 4, 5), delivered(1, 1))...))
+	runOracle(t, Breaker, []fixture{
+		{name: "refused while open, then while its one canary runs", cfg: one1, history: heldThroughout, final: succeeded(1, 2)},
+		{name: "refused by a closed breaker", cfg: one1,
+			history: cat(one(enqueue(1), held(1), lease(1, 1, 1)), rest(1, 1, 1)), final: succeeded(1),
+			want: []want{{1, []uint64{2}, "lease of j1 refused as breaker_open, but the breaker is closed"}}},
+		{name: "refused past the cool-down", cfg: one1,
+			history: cat(tripped(true), one(at(30008*ms, held(2))), cycle()[len(tripped(true)):]), final: succeeded(1, 2),
+			want: []want{{2, []uint64{8, 10}, "lease of j2 refused 30000ms after the breaker opened, past its cool-down of 30000ms"}}},
+		{name: "refused with a canary slot free", cfg: two,
+			history: cat(halfOpen(), from(30009*ms, cat(one(lease(1, 3, 2), held(2), lease(2, 4, 2)), stages(1, 3, 1), closing(2, 4, 5),
+				delivered(1, 1), delivered(2, 5))...)), final: succeeded(1, 2),
+			want: []want{{2, []uint64{10, 12}, "lease of j2 refused by a half-open breaker with 1 of its 2 canary slots taken"}}},
+	})
+}

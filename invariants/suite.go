@@ -206,16 +206,22 @@ func (s *Suite) observe(e *model.Event, j *job) {
 	case model.EvStatus:
 		s.status(e)
 	case model.EvLease:
+		if e.Code == model.CodeBreakerOpen {
+			s.breakerRefusal(e)
+			return
+		}
 		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.lease(e, j)
 	case model.EvLeaseExpired:
 		s.expired(e, j)
 	case model.EvCancelAtLease:
+		s.breakerAtLease(e)
 		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.cancelledAtLease(e, j)
 	case model.EvExhausted:
+		s.breakerAtLease(e)
 		s.takeOver(e, j)
 		s.takenInOrder(e, j)
 		s.exhausted(e, j)

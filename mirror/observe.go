@@ -42,6 +42,9 @@ func (b *Backend) replay(c Conn, e *model.Event) error {
 	case model.EvEnqueue:
 		return b.enqueue(c, e)
 	case model.EvLease:
+		if e.Code == model.CodeBreakerOpen {
+			return nil // the breaker is the model's, not the store's
+		}
 		b.takeFail(e.Actor, 0)
 		return b.lease(c, e)
 	case model.EvCancelAtLease:

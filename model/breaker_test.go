@@ -78,6 +78,9 @@ func TestOpenBreakerLeasesNothing(t *testing.T) {
 	if h.countEvents(model.EvLease) != leases || h.sys.BreakerState() != model.Open {
 		t.Fatalf("open breaker leased (state %v)", h.sys.BreakerState())
 	}
+	if n := h.heldBack(); n != 2 {
+		t.Fatalf("%d refused leases recorded, want 2 (one per poll)", n)
+	}
 }
 
 func TestHalfOpenAdmitsCanariesAndCloses(t *testing.T) {

@@ -171,7 +171,18 @@ func (h *harness) lastEvent(kind model.EventKind) model.Event {
 func (h *harness) countEvents(kind model.EventKind) int {
 	n := 0
 	for _, e := range h.log.Events {
-		if e.Kind == kind {
+		if e.Kind == kind && !(kind == model.EvLease && e.Code == model.CodeBreakerOpen) {
+			n++
+		}
+	}
+	return n
+}
+
+// heldBack counts the leases the breaker refused.
+func (h *harness) heldBack() int {
+	n := 0
+	for _, e := range h.log.Events {
+		if e.Kind == model.EvLease && e.Code == model.CodeBreakerOpen {
 			n++
 		}
 	}

@@ -151,6 +151,7 @@ func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 			continue
 		}
 		if !s.breaker.allow(s, now) {
+			s.heldBack(worker, j)
 			return Lease{}, false
 		}
 		s.queue.ready.pop()
@@ -192,7 +193,11 @@ func (s *System) NextReadyAt() (at Time, ok bool) {
 func (s *System) leaseHead(worker Actor, now Time) (Lease, bool) {
 	for {
 		j := s.headJob()
-		if j == nil || !s.headReady(j, now) || !s.breaker.allow(s, now) {
+		if j == nil || !s.headReady(j, now) {
+			return Lease{}, false
+		}
+		if !s.breaker.allow(s, now) {
+			s.heldBack(worker, j)
 			return Lease{}, false
 		}
 		if j.State == Leased {
@@ -211,6 +216,14 @@ func (s *System) leaseHead(worker Actor, now Time) (Lease, bool) {
 			return s.grant(j, worker, now), true
 		}
 	}
+}
+
+// heldBack records a lease the breaker refused: the job that was ready,
+// and the worker that asked for it.
+func (s *System) heldBack(worker Actor, j *Job) {
+	e := jobEvent(s.event(EvLease, worker), j)
+	e.Code = CodeBreakerOpen
+	s.emit(e)
 }
 
 // headJob advances the head past finished jobs and returns it.

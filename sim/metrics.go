@@ -92,6 +92,9 @@ func (r *metricsRecorder) observe(e *model.Event) {
 			d.QueueWait = -e.At
 		}
 	case model.EvLease:
+		if !e.OK {
+			break // a lease the breaker refused is no attempt
+		}
 		r.m.Leases++
 		d := r.doc(e.Job)
 		d.Attempts++
