@@ -147,7 +147,7 @@ func (s *Suite) backedAnswer(e *model.Event, j *job) {
 			s.disagree(e.Job, fmt.Sprintf("%v was given to %v at %s with no enqueue of it recorded then", e.Job, e.Actor, millis(e.At)), r.seq, e.Seq)
 		}
 	case e.Code == model.CodeIdempotencyConflict:
-		if r.seq == 0 || r.at != e.At || r.code != model.CodeIdempotencyConflict {
+		if r.seq == 0 || r.at != e.At || r.code != model.CodeIdempotencyConflict || e.Payload != 0 && r.payload != e.Payload {
 			s.disagree(0, fmt.Sprintf("%v was refused a conflict at %s with no conflicting enqueue recorded then", e.Actor, millis(e.At)), r.seq, e.Seq)
 		}
 	}

@@ -53,6 +53,7 @@ func (s *Suite) revivable(e *model.Event, j *job) {
 // redrive checks an accepted redrive.
 func (s *Suite) redrive(e *model.Event, j *job) {
 	if !e.OK {
+		s.operatorRefusal(e, j)
 		return
 	}
 	s.revivable(e, j)
@@ -69,6 +70,7 @@ func (s *Suite) redrive(e *model.Event, j *job) {
 // reprocess checks an accepted reprocess.
 func (s *Suite) reprocess(e *model.Event, j *job) {
 	if !e.OK {
+		s.operatorRefusal(e, j)
 		return
 	}
 	op := operatorOf(e.Text)
@@ -86,6 +88,25 @@ func (s *Suite) reprocess(e *model.Event, j *job) {
 			e.Job, tenant, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
 	}
 	s.ops.reprocesses = append(s.ops.reprocesses, reprocessRec{seq: e.Seq, old: e.Job, new: e.Other, operator: op})
+}
+
+// operatorRefusal checks the reason a redrive or reprocess was refused for
+// the job's state by the history: a cancelled job is terminal, any other
+// job but a dead one is not in the DLQ.
+func (s *Suite) operatorRefusal(e *model.Event, j *job) {
+	if j == nil || !j.enqueued {
+		return
+	}
+	want := model.CodeNone
+	switch {
+	case j.state == model.Cancelled:
+		want = model.CodeCancelledTerminal
+	case j.state != model.Dead:
+		want = model.CodeNotDead
+	}
+	if (e.Code == model.CodeCancelledTerminal || e.Code == model.CodeNotDead || want != model.CodeNone) && e.Code != want {
+		s.disagree(e.Job, fmt.Sprintf("%v of %v refused as %v, but the history has the job %v", e.Kind, e.Job, e.Code, j.state), j.lastSeq, e.Seq)
+	}
 }
 
 // operatorOf returns X from an event text "operator=X ...".

@@ -110,3 +110,23 @@ func TestReprocessAnnouncesItsVersion(t *testing.T) {
 			want: []want{{1, []uint64{4, 5}, "reprocess of j1 announces version 0, j2 was enqueued at v2"}}},
 	})
 }
+
+// TestOperatorRefusalReasons: operatorRefusal — a refused redrive or
+// reprocess names the reason the job's state by the history gives.
+func TestOperatorRefusalReasons(t *testing.T) {
+	redriveOf := func(j model.JobID, c model.Code) model.Event {
+		e := rejected(redrive(j), c)
+		e.N, e.N2, e.HasStage = 0, 0, false
+		return e
+	}
+	runTable(t, Consistency, []fixture{
+		{name: "a live job refused as not dead", history: cat(one(enqueue(1), redriveOf(1, model.CodeNotDead), lease(1, 1, 1)), rest(1, 1, 1)),
+			final: succeeded(1)},
+		{name: "a live job refused as cancelled", history: cat(one(enqueue(1), redriveOf(1, model.CodeCancelledTerminal), lease(1, 1, 1)), rest(1, 1, 1)),
+			final: succeeded(1),
+			want:  []want{{1, []uint64{1, 2}, "redrive of j1 refused as cancelled_terminal, but the history has the job pending"}}},
+		{name: "a dead job refused as not dead", history: cat(deadJob(1), one(redriveOf(1, model.CodeNotDead))), undrained: true,
+			want: []want{{1, []uint64{3, 4}, "redrive of j1 refused as not_dead, but the history has the job dead"}}},
+		{name: "a dead job's redrive rate-limited", history: cat(deadJob(1), one(redriveOf(1, model.CodeRateLimited))), undrained: true},
+	})
+}

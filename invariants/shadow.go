@@ -98,11 +98,12 @@ func (s *Suite) refusedCall(e *model.Event) {
 // enqRecord is the queue's record of an enqueue request: created,
 // deduplicated into an existing job, or refused as a conflict.
 type enqRecord struct {
-	seq  uint64
-	at   model.Time
-	job  model.JobID
-	code model.Code
-	ok   bool
+	seq     uint64
+	at      model.Time
+	job     model.JobID
+	code    model.Code
+	ok      bool
+	payload uint64 // the request's payload hash
 }
 
 // prunePass is what a relay's prune pass has pruned so far: the rows

@@ -197,7 +197,7 @@ func (s *Suite) Record(e *model.Event) {
 func (s *Suite) observe(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvEnqueue:
-		s.g.lastEnq = enqRecord{seq: e.Seq, at: e.At, job: e.Job, code: e.Code, ok: e.OK}
+		s.g.lastEnq = enqRecord{seq: e.Seq, at: e.At, job: e.Job, code: e.Code, ok: e.OK, payload: e.Payload}
 		s.enqueue(e, j)
 		s.enqueueDecision(e)
 		s.checkKeyShape(e)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"math"
 	"slices"
 
@@ -49,7 +48,7 @@ func (r *run) arrive(i int32, edited bool) {
 			}
 			var err error
 			if id, err = r.enqueue(i, edited); err != nil {
-				r.refuse(i, replied, err)
+				r.refuse(i, replied, edited, err)
 				return
 			}
 		}
@@ -181,22 +180,17 @@ func editedPayload(p uint64) uint64 { return (p ^ 0x5bd1e9955bd1e995) * fnvPrime
 // the error's text: what the client is told is checked for leaks like any
 // other text. A client that already got its reply (reply-before-enqueue)
 // was counted.
-func (r *run) refuse(i int32, replied bool, err error) {
+func (r *run) refuse(i int32, replied, edited bool, err error) {
 	if !replied {
 		r.arrivalsLeft--
 	}
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
-	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, refusalCode(err), "refused: "+err.Error()
-	r.emit(e)
-}
-
-// refusalCode is the reason code of the refusal the client was told:
-// a conflict under an existing key, or a request the API would not take.
-func refusalCode(err error) model.Code {
-	if _, ok := errors.AsType[*model.IdempotencyConflictError](err); ok {
-		return model.CodeIdempotencyConflict
+	e.Tenant, e.Code, e.Text = r.docs[i].Tenant, model.RefusalCode(err), "refused: "+err.Error()
+	e.Payload = r.docs[i].Payload // the payload of the request refused
+	if edited {
+		e.Payload = editedPayload(e.Payload)
 	}
-	return model.CodeInvalidKey
+	r.emit(e)
 }
 
 // noteJob remembers which document a job works on.
