@@ -3,6 +3,8 @@ package invariants
 import (
 	"cmp"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -215,6 +217,12 @@ func (s *Suite) agreeEnvelope(env *model.Envelope, j *job, out *violations) {
 	}
 	if env.RedriveCount != j.sh.redrives {
 		bad("redrive count", env.RedriveCount, j.sh.redrives)
+	}
+	if got := strings.Join(env.SchemaPaths, ","); got != d.paths {
+		bad("schema paths", strconv.Quote(got), strconv.Quote(d.paths))
+	}
+	if d.work && env.ErrorRef == 0 {
+		bad("error reference", 0, "a hash of the raw error")
 	}
 	if env.PayloadRef != j.payload {
 		bad("payload reference", fmt.Sprintf("%016x", env.PayloadRef), fmt.Sprintf("%016x", j.payload))

@@ -19,7 +19,7 @@ func richRun() ([]model.Event, Final) {
 		work(1, 1, extract, 1500), failed(1, 1, model.CodeTransient), retry(1, 1, 1, 0), lease(1, 2, 2), work(1, 2, extract, 1500)),
 		fromStage(1, 2, 1, extract), delivered(1, 1)))
 	j2 := payAll(0xb2, cat(one(enqueue(2), lease(2, 3, 1), work(2, 3, ingest, 0)), failDead(2, 3, model.CodePermanentError)))
-	j3 := payAll(0xc3, one(enqueue(3), lease(3, 4, 1), work(3, 4, ingest, 500), failed(3, 4, model.CodePoisonSchema),
+	j3 := payAll(0xc3, one(enqueue(3), lease(3, 4, 1), work(3, 4, ingest, 500), with(failed(3, 4, model.CodePoisonSchema), func(e *model.Event) { e.Text = "paths=$.fields.total" }),
 		dlqOf(3, model.CodePoisonSchema, 1, 500), dead(3, 4, model.CodePoisonSchema)))
 	j2again := payAll(0xb2, cat(one(redriveTo(2, ingest), lease(2, 5, 1)), rest(2, 5, 5)))
 	j4 := payAll(0xc3, cat(one(with(enqueueAs(4, "acme", d3v2), func(e *model.Event) { e.N2, e.Actor = 2, op }), reprocess(3, 4, "op-ana")),
@@ -55,7 +55,7 @@ func richRun() ([]model.Event, Final) {
 		}
 	}
 	env := model.Envelope{Job: 2, CorrelationID: key(2), Tenant: "acme", OriginalQueue: "pipeline", AgentID: "extractor",
-		Reason: model.CodePermanentError, Attempts: 1, PayloadRef: 0xb2, RedriveCount: 1, Status: model.Resolved}
+		Reason: model.CodePermanentError, Attempts: 1, PayloadRef: 0xb2, RedriveCount: 1, Status: model.Resolved, ErrorRef: 0x5eed}
 	f.DLQ = append(f.DLQ, env)
 	env.Job, env.CorrelationID, env.Reason, env.PayloadRef, env.RedriveCount = 3, key(3), model.CodePoisonSchema, 0xc3, 0
 	env.Tokens, env.SchemaPaths = model.Tokens{Prompt: 375, Completion: 125, Total: 500}, []string{"$.fields.total"}
@@ -243,7 +243,7 @@ func TestAgreeDLQ(t *testing.T) {
 	// A poison job nobody has decided on yet: its entry is quarantined.
 	waiting := cat(one(enqueue(1), lease(1, 1, 1)), failDead(1, 1, model.CodePoisonSchema))
 	waitingEnv := model.Envelope{Job: 1, CorrelationID: key(1), Tenant: "acme", OriginalQueue: "pipeline", AgentID: "extractor",
-		Reason: model.CodePoisonSchema, Attempts: 1, Status: model.Quarantined}
+		Reason: model.CodePoisonSchema, Attempts: 1, Status: model.Quarantined, ErrorRef: 0x5eed}
 	resolved := waitingEnv
 	resolved.Status = model.Resolved
 	runOracle(t, Consistency, []fixture{
@@ -260,6 +260,10 @@ func TestAgreeDLQ(t *testing.T) {
 			want: []want{{3, dlq3, "DLQ entry of j3: reason is permanent_error, the history says poison_schema"}}},
 		{name: "attempts", history: h, final: env(3, func(e *model.Envelope) { e.Attempts = 2 }),
 			want: []want{{3, dlq3, "DLQ entry of j3: attempts is 2, the history says 1"}}},
+		{name: "schema paths dropped", history: h, final: env(3, func(e *model.Envelope) { e.SchemaPaths = nil }),
+			want: []want{{3, dlq3, `DLQ entry of j3: schema paths is "", the history says "$.fields.total"`}}},
+		{name: "no reference to the raw error", history: h, final: env(2, func(e *model.Envelope) { e.ErrorRef = 0 }),
+			want: []want{{2, dlq2, "DLQ entry of j2: error reference is 0, the history says a hash of the raw error"}}},
 		{name: "tokens total", history: h, final: env(3, func(e *model.Envelope) { e.Tokens = model.Tokens{Prompt: 300, Completion: 100, Total: 400} }),
 			want: []want{{3, dlq3, "DLQ entry of j3: tokens is 300+100=400, the history says 500"}}},
 		{name: "tokens that do not add up", history: h, final: env(3, func(e *model.Envelope) { e.Tokens.Prompt = 300 }),

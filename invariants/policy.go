@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -56,7 +57,8 @@ func (s *Suite) workFailed(e *model.Event, j *job) {
 	if j == nil {
 		return
 	}
-	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence}
+	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence,
+		paths: strings.TrimPrefix(e.Text, "paths="), work: e.Code != model.CodeIdempotencyConflict}
 	j.sh.failOpen = true
 	if j.sh.revived != 0 && (permanent(e.Code) || e.Code == model.CodeProviderRateLimited) {
 		j.sh.excuse = e.Seq
@@ -177,7 +179,10 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 		return
 	}
 	want, why := s.exhaustion(j), j.lease.seq
+	var paths string
+	work := false
 	if f, ok := j.pendingFailure(e); ok {
+		paths, work = f.paths, f.work
 		s.breakerOutcome(e, true)
 		j.decide(e)
 		why = f.seq
@@ -202,7 +207,7 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 		s.disagree(e.Job, fmt.Sprintf("%v DLQ entry says %d attempts and %d tokens, the history counts %d and %d",
 			e.Job, e.N, e.N2, j.sh.attempts, j.work.tokens), e.Seq)
 	}
-	j.sh.dlq = dlqRecord{seq: e.Seq, reason: e.Code, attempts: j.sh.attempts, tokens: j.work.tokens}
+	j.sh.dlq = dlqRecord{seq: e.Seq, reason: e.Code, attempts: j.sh.attempts, tokens: j.work.tokens, paths: paths, work: work}
 	j.sh.dlqResolved = false
 }
 

@@ -41,6 +41,8 @@ type shadow struct {
 
 // failure is a stage failure a worker reported (EvWorkFail).
 type failure struct {
+	paths string // the schema paths the worker was told ("a,b"), if any
+	work  bool   // reported as a work error (it has a raw error text)
 	code  model.Code
 	seq   uint64
 	actor model.Actor
@@ -49,6 +51,8 @@ type failure struct {
 
 // dlqRecord is what a DLQ write said.
 type dlqRecord struct {
+	paths    string // the schema paths of the failure it records
+	work     bool   // it records a work error, which has a raw error to point at
 	seq      uint64
 	reason   model.Code
 	attempts int32

@@ -42,7 +42,7 @@ func cleanRun() ([]model.Event, Final) {
 		redrive(5), lease(5, 9, 1)),
 		stages(5, 9, 13), delivered(5, 13))
 	history := cat(clean(1, 1, 1), job2,
-		one(enqueue(3), lease(3, 4, 1), failed(3, 4, model.CodePoisonSchema),
+		one(enqueue(3), lease(3, 4, 1), with(failed(3, 4, model.CodePoisonSchema), func(e *model.Event) { e.Text = "paths=$.fields.total" }),
 			with(dlqWrite(3, model.CodePoisonSchema), func(e *model.Event) { e.N = 1 }), dead(3, 4, model.CodePoisonSchema)),
 		job4, job5,
 		one(with(status(1, "acme"), func(e *model.Event) { e.Text = "owner=acme state=succeeded" }), rejected(status(1, g), model.CodeNotFound),
@@ -55,7 +55,7 @@ func cleanRun() ([]model.Event, Final) {
 	finished(&f, 5, "acme", key(5), 13)
 	f.Jobs = append(f.Jobs, model.Job{ID: 3, Tenant: "acme", Key: key(3), State: model.Dead})
 	env := model.Envelope{Job: 3, CorrelationID: key(3), Tenant: "acme", OriginalQueue: "pipeline", AgentID: "extractor",
-		Reason: model.CodePoisonSchema, SchemaPaths: []string{"$.fields.total"}, Status: model.Resolved, Attempts: 1}
+		Reason: model.CodePoisonSchema, SchemaPaths: []string{"$.fields.total"}, Status: model.Resolved, Attempts: 1, ErrorRef: 0x5eed}
 	f.DLQ = append(f.DLQ, env)
 	env.Job, env.CorrelationID, env.Reason, env.SchemaPaths = 5, key(5), model.CodeMaxAttemptsExceeded, nil
 	env.Attempts, env.RedriveCount = 3, 1

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/durasim/durasim/model"
 )
@@ -88,6 +89,9 @@ func (r *run) fail(w *worker, cause error) {
 	var we *model.WorkError
 	if errors.As(cause, &we) {
 		e.Code = we.Code
+		if len(we.SchemaPaths) > 0 { // what the validator told the worker: the DLQ entry must keep it
+			e.Text = "paths=" + strings.Join(we.SchemaPaths, ",")
+		}
 	} else {
 		e.Code = model.CodeIdempotencyConflict
 	}
