@@ -168,21 +168,23 @@ func (h *harness) lastEvent(kind model.EventKind) model.Event {
 	return model.Event{}
 }
 
+// countEvents counts the events of kind (leases the breaker refused
+// apart: heldBack counts those).
 func (h *harness) countEvents(kind model.EventKind) int {
-	n := 0
-	for _, e := range h.log.Events {
-		if e.Kind == kind && !(kind == model.EvLease && e.Code == model.CodeBreakerOpen) {
-			n++
-		}
-	}
-	return n
+	return h.count(func(e *model.Event) bool { return e.Kind == kind && !isHeldBack(e) })
 }
 
 // heldBack counts the leases the breaker refused.
-func (h *harness) heldBack() int {
+func (h *harness) heldBack() int { return h.count(isHeldBack) }
+
+func isHeldBack(e *model.Event) bool {
+	return e.Kind == model.EvLease && e.Code == model.CodeBreakerOpen
+}
+
+func (h *harness) count(match func(e *model.Event) bool) int {
 	n := 0
-	for _, e := range h.log.Events {
-		if e.Kind == model.EvLease && e.Code == model.CodeBreakerOpen {
+	for i := range h.log.Events {
+		if match(&h.log.Events[i]) {
 			n++
 		}
 	}

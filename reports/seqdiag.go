@@ -169,14 +169,18 @@ func (l *seqLayout) lifeline(dc draw.Canvas, x, top float64) {
 	dc.SetLineDash(nil, 0)
 }
 
+// framed fills the rectangle r and strokes its outline.
+func framed(dc draw.Canvas, r vg.Path, fill, line color.Color, width float64) {
+	dc.SetColor(fill)
+	dc.Fill(r)
+	dc.SetColor(line)
+	dc.SetLineWidth(vg.Points(width))
+	dc.Stroke(r)
+}
+
 func (l *seqLayout) box(dc draw.Canvas, x float64, p participant) {
 	w := boxWidth(p)
-	r := rect(l.pt(x-w/2, seqMargin+seqBoxH), l.pt(x+w/2, seqMargin))
-	dc.SetColor(seqBox)
-	dc.Fill(r)
-	dc.SetColor(seqInk)
-	dc.SetLineWidth(vg.Points(0.8))
-	dc.Stroke(r)
+	framed(dc, rect(l.pt(x-w/2, seqMargin+seqBoxH), l.pt(x+w/2, seqMargin)), seqBox, seqInk, 0.8)
 	st := textStyle(seqName)
 	st.XAlign, st.YAlign = draw.XCenter, draw.YCenter
 	dc.FillText(st, l.pt(x, seqMargin+seqBoxH/2), p.name)
@@ -184,12 +188,7 @@ func (l *seqLayout) box(dc draw.Canvas, x float64, p participant) {
 
 func (l *seqLayout) note(dc draw.Canvas, x, y float64, text string, ink color.Color) {
 	w := textWidth(text, seqText) + 12
-	r := rect(l.pt(x-w/2, y+seqRowH-3), l.pt(x+w/2, y+2))
-	dc.SetColor(seqNote)
-	dc.Fill(r)
-	dc.SetColor(seqNoteB)
-	dc.SetLineWidth(vg.Points(0.6))
-	dc.Stroke(r)
+	framed(dc, rect(l.pt(x-w/2, y+seqRowH-3), l.pt(x+w/2, y+2)), seqNote, seqNoteB, 0.6)
 	st := textStyle(seqText)
 	st.Color, st.XAlign, st.YAlign = ink, draw.XCenter, draw.YCenter
 	dc.FillText(st, l.pt(x, y+(seqRowH-1)/2), text)

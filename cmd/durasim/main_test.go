@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,22 +198,10 @@ func TestSeedRangeList(t *testing.T) {
 		{seedRange{0, ^uint64(0)}, 3, 1 << 62, []uint64{3, 3 + 1<<62, 3 + 2<<62, 3 + 3<<62}},
 	} {
 		got, err := tc.r.list(tc.i, tc.n)
-		if err != nil || !slicesEqual(got, tc.want) {
+		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%v.list(%d, %d) = %v, %v; want %v", tc.r, tc.i, tc.n, got, err, tc.want)
 		}
 	}
-}
-
-func slicesEqual(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The README's list of the flags run, replay and shrink share names each
