@@ -31,7 +31,30 @@ func (s *Suite) finishConsistency(v *finalView, out *violations) {
 	}
 	s.agreeDLQ(v, out)
 	s.agreeAudit(v, out)
+	s.agreeCancelled(v, out)
 	s.unansweredFailures(out)
+}
+
+// agreeCancelled compares the queue's list of cancelled jobs with the
+// cancels the history records, one by one and in order.
+func (s *Suite) agreeCancelled(v *finalView, out *violations) {
+	if v.f.Cancelled == nil {
+		return
+	}
+	got, want := v.f.Cancelled, s.g.cancels
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			out.add(Consistency, want[i].job, fmt.Sprintf("the queue lists %d cancelled jobs; the history cancels %v too", len(got), want[i].job), want[i].seq)
+		case i >= len(want):
+			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history cancels only %d jobs", got[i], i+1, len(want)))
+		case got[i] != want[i].job:
+			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history's is %v", got[i], i+1, want[i].job), want[i].seq)
+		default:
+			continue
+		}
+		return // one disagreement says it: the rest of the list is shifted
+	}
 }
 
 // agreeJob compares one job read back with the oracle's account of it.

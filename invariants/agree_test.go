@@ -313,6 +313,22 @@ func TestAgreeAudit(t *testing.T) {
 	})
 }
 
+// TestAgreeCancelled: agreeCancelled.
+func TestAgreeCancelled(t *testing.T) {
+	h := one(enqueue(1), enqueue(2), enqueue(3), at(ms+deadline, cancelAtLease(1)), at(2*ms+deadline, cancelAtLease(2)))
+	list := func(ids ...model.JobID) Final { return Final{Cancelled: ids} }
+	runTable(t, Consistency, []fixture{
+		{name: "the queue lists the history's cancels in order", history: h, final: list(1, 2)},
+		{name: "not read back", history: h},
+		{name: "a cancel missing from the list", history: h, final: list(1),
+			want: []want{{2, []uint64{5}, "the queue lists 1 cancelled jobs; the history cancels j2 too"}}},
+		{name: "a job listed that the history never cancelled", history: h, final: list(1, 2, 3),
+			want: []want{{3, nil, "the queue lists j3 as cancelled job 3; the history cancels only 2 jobs"}}},
+		{name: "listed out of order", history: h, final: list(2, 1),
+			want: []want{{2, []uint64{4}, "the queue lists j2 as cancelled job 1; the history's is j1"}}},
+	})
+}
+
 func TestAgreeRegressions(t *testing.T) {
 	h, f := richRun()
 	retention := testCfg.Model.Retention

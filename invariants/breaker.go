@@ -36,6 +36,7 @@ type breakerRef struct {
 	filled      int
 	failures    int
 	lastSeq     uint64 // the last outcome fed
+	stopSeq     uint64 // the last announcement of open or half-open
 }
 
 // reset makes the reference a closed breaker with an empty window.
@@ -85,6 +86,9 @@ func (s *Suite) breakerEvent(e *model.Event) {
 	}
 	if to == model.Open {
 		b.openedAt = e.At
+	}
+	if to != model.Closed {
+		b.stopSeq = e.Seq
 	}
 	b.state, b.seq = to, e.Seq
 }

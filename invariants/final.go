@@ -17,7 +17,10 @@ type Final struct {
 	Messages []model.Message // nil: not read back (fixtures)
 	DLQ      []model.Envelope
 	Audit    []model.AuditEntry
-	End      model.Time // when the run ended
+	// Cancelled is the queue's list of the jobs it cancelled, in the order
+	// it cancelled them (what an operator browses); nil: not read back.
+	Cancelled []model.JobID
+	End       model.Time // when the run ended
 	// Full says every job, row and message is listed with every field the
 	// system stores, so the read-back compares them all with the history;
 	// otherwise only the jobs' states are compared.
@@ -33,7 +36,12 @@ type Final struct {
 // copied; jobs, rows, effects and messages are read from s by
 // [Suite.Finish], so s must not change until Finish has returned.
 func FinalOf(s *model.System) Final {
-	return Final{DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, sys: s} // both return copies
+	f := Final{DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, sys: s} // both return copies
+	f.Cancelled = make([]model.JobID, s.CancelledJobs())
+	for i := range f.Cancelled {
+		f.Cancelled[i] = s.CancelledJob(i)
+	}
+	return f
 }
 
 // eachJob calls fn with every job of the final state.
@@ -51,10 +59,10 @@ func (f *Final) eachJob(fn func(j *model.Job)) {
 // must not keep the pointer.
 func (f *Final) eachMessage(fn func(m *model.Message)) {
 	if f.sys != nil {
-		var m model.Message // one copy, reused: fn must not keep it
 		for id := int64(1); id <= int64(f.sys.Messages()); id++ {
-			m, _ = f.sys.Message(id)
-			fn(&m)
+			if m, ok := f.sys.Message(id); ok { // one not found is one the final state lacks
+				fn(&m)
+			}
 		}
 		return
 	}

@@ -93,7 +93,15 @@ func TestLivenessRevived(t *testing.T) {
 	// The transient failure of the reprocessed job is itself a violation
 	// (bounded-retries: it had attempts left); this checker reports the
 	// outcome.
+	// Redriven after the faults stopped, it waits out its deadline: behind
+	// a breaker still open from the faults (excused: the breaker's stop is
+	// in the history), or with nothing holding it back.
+	cancelledOpen := cat(dead1, one(breakerTo(model.Open), q, redrive(1), at(deadline+10*sec, cancelAtLease(1))))
+	cancelledClosed := cat(dead1, one(q, redrive(1), at(deadline+10*sec, cancelAtLease(1))))
 	runTable(t, OperatorActions, []fixture{
+		{name: "redriven after the faults stopped, cancelled behind an open breaker", history: cancelledOpen, final: redriveAudit(1)},
+		{name: "redriven after the faults stopped, cancelled with the breaker closed", history: cancelledClosed, final: redriveAudit(1),
+			want: []want{{1, []uint64{6, 7, 8}, "j1, brought back by an operator, ended cancelled after the faults stopped, with no permanent failure since"}}},
 		{name: "reprocessed after the faults stopped, dead with no permanent failure", history: reprocessedDead,
 			final: withAudit(Final{}, reprocessAudit(1, 2)),
 			want:  []want{{2, []uint64{6, 7, 12}, "j2, brought back by an operator, ended dead after the faults stopped, with no permanent failure since"}}},

@@ -246,6 +246,9 @@ func (s *Suite) cancelledAtLease(e *model.Event, j *job) {
 		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v cancelled at a lease at %s, before its deadline %s",
 			e.Job, millis(e.At), millis(j.deadline)), j.deadlineSeq(), e.Seq)
 	}
+	if b := &s.brk; j.sh.revived != 0 && (b.state != model.Closed || b.stopSeq > j.sh.revived) {
+		j.sh.excuse = b.stopSeq // a breaker that stopped leases since the revival may hold it past its deadline
+	}
 }
 
 // revive gives a redriven job a fresh set of attempts, budget, deadline

@@ -33,7 +33,7 @@ type shadow struct {
 	decided     uint64      // the last policy decision (retry, dead letter, cancel) by a worker
 	revived     uint64      // the last redrive, or the enqueue of a reprocessed job
 	revivedLate bool        // that revival came after the faults stopped
-	excuse      uint64      // a permanent or provider-429 failure since the revival
+	excuse      uint64      // a permanent or provider-429 failure since the revival, or a breaker stop that let its deadline pass
 	dlq         dlqRecord   // the last DLQ write
 	readyGen    uint32      // the generation of its live entry in the oracle's ready queue
 	dlqResolved bool        // revived or acked since the last DLQ write
@@ -67,9 +67,16 @@ type global struct {
 	asked    map[string]askedDeadline // key → the deadline its latest request asked for
 	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
 	quietAt  model.Time
-	pass     prunePass // the relay's prune pass under way
-	lastEnq  enqRecord // the queue's record of the latest enqueue request
-	prev     prevEvent // the event just recorded
+	pass     prunePass   // the relay's prune pass under way
+	lastEnq  enqRecord   // the queue's record of the latest enqueue request
+	prev     prevEvent   // the event just recorded
+	cancels  []cancelRec // the jobs cancelled, in order
+}
+
+// cancelRec is one cancel the history records.
+type cancelRec struct {
+	job model.JobID
+	seq uint64
 }
 
 // prevEvent is what the refusal check needs of the event before.
@@ -136,12 +143,12 @@ type askedDeadline struct {
 
 // resetGlobal empties the shared account, keeping its storage.
 func (g *global) reset() {
-	msgs, asked := g.msgs[:0], g.asked
+	msgs, asked, cancels := g.msgs[:0], g.asked, g.cancels[:0]
 	clear(asked)
 	if asked == nil {
 		asked = map[string]askedDeadline{}
 	}
-	*g = global{msgs: msgs, asked: asked}
+	*g = global{msgs: msgs, asked: asked, cancels: cancels}
 }
 
 // disagree reports a number the system computed that the oracle computes

@@ -175,6 +175,9 @@ func (s *Suite) Record(e *model.Event) {
 	s.observe(e, j)
 	if j != nil && e.OK && e.Code != model.CodeNone && decidesReason(e.Kind) {
 		j.sh.lastCode = e.Code
+		if e.Kind == model.EvCancel || e.Kind == model.EvCancelAtLease {
+			s.g.cancels = append(s.g.cancels, cancelRec{job: e.Job, seq: e.Seq})
+		}
 	}
 	if e.Kind == model.EvRefused {
 		s.refusedCall(e)
@@ -351,7 +354,7 @@ func decidesReason(k model.EventKind) bool {
 func refusable(k model.EventKind) bool {
 	switch k {
 	case model.EvEnqueue, model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry, model.EvDead,
-		model.EvCommit, model.EvRedrive, model.EvReprocess, model.EvAccept, model.EvStatus:
+		model.EvCommit, model.EvRedrive, model.EvReprocess, model.EvAccept, model.EvStatus, model.EvLease:
 		return true
 	}
 	return false

@@ -46,9 +46,6 @@ func newBreaker(c BreakerConfig, buf []bool) Breaker {
 	return Breaker{cfg: c, window: w}
 }
 
-// BreakerState returns the breaker's current state.
-func (s *System) BreakerState() BreakerState { return s.breaker.state }
-
 // allow says whether a lease may be granted now, consuming a canary slot
 // while half-open.
 func (b *Breaker) allow(s *System, now Time) bool {

@@ -145,18 +145,6 @@ func (s *System) Effects() []Effect {
 	return out
 }
 
-// EffectCount is how many effects were applied for the stage of key. It
-// counts them in the effects' log (a diagnostic, not on any run's path).
-func (s *System) EffectCount(key string, st Stage) int {
-	n := 0
-	for i := range s.consumer.effects.len() {
-		if r := s.outbox.rows.at(int(s.consumer.effects.at(i).event - 1)); r.key == key && r.stage == st {
-			n++
-		}
-	}
-	return n
-}
-
 // EachEffect calls f with the job and stage of every applied effect, in
 // order, without building the [Effect] values.
 func (s *System) EachEffect(f func(job JobID, st Stage)) {

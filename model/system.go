@@ -99,9 +99,6 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 // Config returns the system's configuration.
 func (s *System) Config() Config { return s.cfg }
 
-// Design returns the design (correct or naive variant) under test.
-func (s *System) Design() *Design { return s.design }
-
 // Now is the current model time.
 func (s *System) Now() Time {
 	if s.unixNano != nil {

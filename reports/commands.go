@@ -13,7 +13,7 @@ import (
 var flagSettings = []string{
 	"Workers", "Docs", "Tenants", "Only", "Resubmit", "Variant", "ProbeStatus", "TryCancelled",
 	"Model.Lease", "Model.HeartbeatEvery", "Model.MaxAttempts", "Model.Retry.Strategy", "Model.Ordered",
-	"Model.Retention", "Model.Reprocess.Capacity", "Model.TokenBudget",
+	"Model.Retention", "Model.Reprocess.Capacity", "Model.TokenBudget", "Model.Deadline",
 	"Plan", "Swarm", "ArrivalGap", "Backend",
 }
 

@@ -51,6 +51,9 @@ func (c Config) Flags() []string {
 	if c.Model.Reprocess.Capacity != d.Model.Reprocess.Capacity {
 		add("reprocess-limit", strconv.Itoa(int(c.Model.Reprocess.Capacity)))
 	}
+	if c.Model.Deadline != d.Model.Deadline {
+		add("deadline", time.Duration(c.Model.Deadline).String())
+	}
 	if c.Model.TokenBudget != d.Model.TokenBudget {
 		add("token-budget", strconv.FormatInt(c.Model.TokenBudget, 10))
 	}

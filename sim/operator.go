@@ -39,7 +39,11 @@ func (r *run) operatorRound() {
 
 // decide redrives or reprocesses one quarantined job.
 func (r *run) decide(id model.JobID) {
-	job, _ := r.sys.Job(id)
+	job, ok := r.sys.Job(id)
+	if !ok { // the DLQ listed a job the queue does not know: the operator notes the answer
+		r.told(r.operatorActor(), model.EvStatus, id, 0, model.ErrNotFound)
+		return
+	}
 	switch job.LastCode {
 	case model.CodeMaxAttemptsExceeded, model.CodeBudgetExhausted, model.CodeTransient, model.CodeProviderRateLimited:
 		if !r.quiescent {

@@ -15,8 +15,10 @@ import (
 // under load), a long horizon (arrivals spread over minutes), a small or a
 // large attempt ceiling, a per-tenant reprocess limit of one, plain
 // exponential or fixed backoff, every tenant id the workload knows (those
-// at the edges of the tenant pattern among them), or a tight token budget
-// (retries that spend it: seed 004's budget path). Each option
+// at the edges of the tenant pattern among them), a tight token budget
+// (retries that spend it: seed 004's budget path), or a job deadline of
+// seconds instead of minutes (retries scheduled near it, jobs a breaker's
+// pause holds past it). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -29,8 +31,9 @@ type swarmOptions struct {
 	maxAttempts  int32      // 0: the default
 	reprocessCap int32      // 0: the default
 	backoff      model.Strategy
-	tenants      int32 // 0: the default
-	tokenBudget  int64 // 0: the default
+	tenants      int32      // 0: the default
+	tokenBudget  int64      // 0: the default
+	deadline     model.Time // 0: the default
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -49,7 +52,9 @@ func drawOptions(seed uint64) swarmOptions {
 	oneReprocess := r.Chance(250_000)
 	strategy := r.IntN(10)
 	allTenants := r.Chance(125_000)
-	tightBudget := r.Chance(125_000) // drawn last: the earlier draws keep their stream positions
+	tightBudget := r.Chance(125_000) // drawn after the others: the earlier draws keep their stream positions
+	tightDeadline := r.Chance(125_000)
+	deadline := model.Time(4+r.IntN(12)) * model.Time(scheduler.Second)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -82,6 +87,9 @@ func drawOptions(seed uint64) swarmOptions {
 	}
 	if tightBudget {
 		o.tokenBudget = tightTokenBudget
+	}
+	if tightDeadline {
+		o.deadline = deadline // 4s to 15s: retries and breaker pauses cross it
 	}
 	return o
 }
@@ -118,6 +126,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	if o.tokenBudget > 0 && cfg.Model.TokenBudget == d.Model.TokenBudget {
 		cfg.Model.TokenBudget = o.tokenBudget
 	}
+	if o.deadline > 0 && cfg.Model.Deadline == d.Model.Deadline {
+		cfg.Model.Deadline = o.deadline
+	}
 	return cfg
 }
 
@@ -143,6 +154,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.TokenBudget != d.Model.TokenBudget {
 		parts = append(parts, "token-budget="+strconv.FormatInt(cfg.Model.TokenBudget, 10))
+	}
+	if cfg.Model.Deadline != d.Model.Deadline {
+		parts = append(parts, "deadline="+time.Duration(cfg.Model.Deadline).String())
 	}
 	if cfg.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		parts = append(parts, "backoff="+cfg.Model.Retry.Strategy.String())

@@ -145,8 +145,8 @@ func (r *run) brokerFault(msg int64, what string, d model.Time) {
 // consumer crash after receiving it or after applying it leaves it
 // unacked: the broker redelivers.
 func (r *run) deliver(msg int64, redelivery bool) {
-	if m, _ := r.sys.Message(msg); redelivery && m.Acked {
-		return
+	if m, ok := r.sys.Message(msg); !ok || redelivery && m.Acked {
+		return // a message the broker does not have cannot be delivered
 	}
 	if r.consumer.down {
 		r.at(r.consumer.upAt+r.brokerLatency(), evRedeliver, 0, msg)

@@ -36,6 +36,7 @@ type simFlags struct {
 	heartbeat   time.Duration
 	maxAttempts int
 	retention   time.Duration
+	deadline    time.Duration
 	tokenBudget int64
 	reprocess   int
 	backoff     string
@@ -65,6 +66,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.DurationVar(&f.heartbeat, "heartbeat", time.Duration(d.Model.HeartbeatEvery), fmt.Sprintf("heartbeat interval, at least %s and shorter than -lease", time.Duration(sim.MinHeartbeat)))
 	f.fs.IntVar(&f.maxAttempts, "max-attempts", int(d.Model.MaxAttempts), "attempt ceiling per job, 1 to 2147483647")
 	f.fs.DurationVar(&f.retention, "retention", time.Duration(d.Model.Retention), "outbox retention: published rows older than this are pruned (positive)")
+	f.fs.DurationVar(&f.deadline, "deadline", time.Duration(d.Model.Deadline), "time a job has from its enqueue (or redrive) to finish; past it, it is cancelled (positive)")
 	f.fs.Int64Var(&f.tokenBudget, "token-budget", d.Model.TokenBudget, "tokens a job may spend over all its attempts (positive)")
 	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses each tenant may make per minute, 1 to 2147483647")
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
@@ -128,6 +130,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
 	c.Model.Retention = model.Time(f.retention)
+	c.Model.Deadline = model.Time(f.deadline)
 	c.Model.TokenBudget = f.tokenBudget
 	strategy, err := model.ParseStrategy(f.backoff)
 	if err != nil {
