@@ -16,9 +16,11 @@ import (
 // large attempt ceiling, a per-tenant reprocess limit of one, plain
 // exponential or fixed backoff, every tenant id the workload knows (those
 // at the edges of the tenant pattern among them), a tight token budget
-// (retries that spend it: seed 004's budget path), or a job deadline of
-// seconds instead of minutes (retries scheduled near it, jobs a breaker's
-// pause holds past it). Each option
+// (retries that spend it: seed 004's budget path), or deadline pressure on
+// every request (each asks for a deadline of seconds, so retries are
+// scheduled near it; a redrive still gets the configured deadline). That
+// last option sets the swarm's fault mix, not the Config: the faults it
+// causes are in the realized plan a replay command prints. Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -31,9 +33,11 @@ type swarmOptions struct {
 	maxAttempts  int32      // 0: the default
 	reprocessCap int32      // 0: the default
 	backoff      model.Strategy
-	tenants      int32      // 0: the default
-	tokenBudget  int64      // 0: the default
-	deadline     model.Time // 0: the default
+	tenants      int32 // 0: the default
+	tokenBudget  int64 // 0: the default
+	// everyDeadline: every request asks for a deadline of seconds (the
+	// swarm's deadline pressure on every document, not on a few).
+	everyDeadline bool
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -53,8 +57,7 @@ func drawOptions(seed uint64) swarmOptions {
 	strategy := r.IntN(10)
 	allTenants := r.Chance(125_000)
 	tightBudget := r.Chance(125_000) // drawn after the others: the earlier draws keep their stream positions
-	tightDeadline := r.Chance(125_000)
-	deadline := model.Time(4+r.IntN(12)) * model.Time(scheduler.Second)
+	everyDeadline := r.Chance(125_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -88,9 +91,7 @@ func drawOptions(seed uint64) swarmOptions {
 	if tightBudget {
 		o.tokenBudget = tightTokenBudget
 	}
-	if tightDeadline {
-		o.deadline = deadline // 4s to 15s: retries and breaker pauses cross it
-	}
+	o.everyDeadline = everyDeadline
 	return o
 }
 
@@ -125,9 +126,6 @@ func (o swarmOptions) apply(cfg Config) Config {
 	}
 	if o.tokenBudget > 0 && cfg.Model.TokenBudget == d.Model.TokenBudget {
 		cfg.Model.TokenBudget = o.tokenBudget
-	}
-	if o.deadline > 0 && cfg.Model.Deadline == d.Model.Deadline {
-		cfg.Model.Deadline = o.deadline
 	}
 	return cfg
 }

@@ -104,8 +104,9 @@ type run struct {
 	arrivalsLeft  int
 	lastArrival   model.Time
 	quiescent     bool
-	drainBy       model.Time // the quiescence phase ends here, drained or not
-	nextSample    model.Time // the next tick boundary at which to sample the queue depth
+	opts          swarmOptions // the seed's swarm options (zero without the swarm)
+	drainBy       model.Time   // the quiescence phase ends here, drained or not
+	nextSample    model.Time   // the next tick boundary at which to sample the queue depth
 	drained       bool
 	done          bool
 	stopped       bool // ended early at a safety violation
@@ -138,23 +139,25 @@ func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var opts swarmOptions
 	if cfg.Swarm {
-		cfg = drawOptions(seed).apply(cfg)
+		opts = drawOptions(seed)
+		cfg = opts.apply(cfg)
 	}
 	if rn.r == nil {
 		rn.r = &run{}
 	}
 	r := rn.r
-	r.reset(cfg, seed)
+	r.reset(cfg, seed, opts)
 	r.loop()
 	return r.result(), nil
 }
 
 // reset prepares r for one seed of cfg: every field starts as in a new
 // run; the previous run's storage is kept only as capacity.
-func (r *run) reset(cfg Config, seed uint64) {
+func (r *run) reset(cfg Config, seed uint64, opts swarmOptions) {
 	old := *r
-	*r = run{cfg: cfg, seed: seed}
+	*r = run{cfg: cfg, seed: seed, opts: opts}
 	r.design, _ = model.LookupDesign(cfg.Variant)
 	r.docs = workloadInto(old.docs, cfg, seed)
 	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
@@ -231,6 +234,9 @@ func (r *run) newInjector() *faults.Injector {
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
 		})
+		if r.opts.everyDeadline {
+			r.swarm.Kinds[faults.DeadlinePressure] = faults.KindSetting{Enabled: true, Rate: scheduler.PPM(1_000_000)}
+		}
 	}
 	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
 }
