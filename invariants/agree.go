@@ -244,8 +244,11 @@ func (s *Suite) agreeEnvelope(env *model.Envelope, j *job, out *violations) {
 	if got := strings.Join(env.SchemaPaths, ","); got != d.paths {
 		bad("schema paths", strconv.Quote(got), strconv.Quote(d.paths))
 	}
-	if d.work && env.ErrorRef == 0 {
+	switch {
+	case d.work && env.ErrorRef == 0:
 		bad("error reference", 0, "a hash of the raw error")
+	case d.ref != 0 && env.ErrorRef != d.ref:
+		bad("error reference", fmt.Sprintf("%016x", env.ErrorRef), fmt.Sprintf("%016x (the raw error the worker reported)", d.ref))
 	}
 	if env.PayloadRef != j.payload {
 		bad("payload reference", fmt.Sprintf("%016x", env.PayloadRef), fmt.Sprintf("%016x", j.payload))

@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -262,6 +263,10 @@ func TestAgreeDLQ(t *testing.T) {
 			want: []want{{3, dlq3, "DLQ entry of j3: attempts is 2, the history says 1"}}},
 		{name: "schema paths dropped", history: h, final: env(3, func(e *model.Envelope) { e.SchemaPaths = nil }),
 			want: []want{{3, dlq3, `DLQ entry of j3: schema paths is "", the history says "$.fields.total"`}}},
+		{name: "the reference the worker reported", history: withRef(waiting, "ref=5eed"), final: Final{DLQ: []model.Envelope{waitingEnv}}},
+		{name: "a reference to another raw error", history: withRef(waiting, "ref=5eee paths=$.total"),
+			final: Final{DLQ: []model.Envelope{func(e model.Envelope) model.Envelope { e.SchemaPaths = []string{"$.total"}; return e }(waitingEnv)}},
+			want:  []want{{1, []uint64{4}, "DLQ entry of j1: error reference is 0000000000005eed, the history says 0000000000005eee (the raw error the worker reported)"}}},
 		{name: "no reference to the raw error", history: h, final: env(2, func(e *model.Envelope) { e.ErrorRef = 0 }),
 			want: []want{{2, dlq2, "DLQ entry of j2: error reference is 0, the history says a hash of the raw error"}}},
 		{name: "tokens total", history: h, final: env(3, func(e *model.Envelope) { e.Tokens = model.Tokens{Prompt: 300, Completion: 100, Total: 400} }),
@@ -355,4 +360,16 @@ func TestAgreeRegressions(t *testing.T) {
 				want: []want{{1, []uint64{seqOfEvent(h, model.EvCommit, 1), seqOfEvent(h, model.EvMarkPublished, 1)},
 					"e1 published is false in the final state, true by the history"}}}},
 	})
+}
+
+// withRef is h with text (the worker's raw-error reference and schema
+// paths) on its work failures.
+func withRef(h []model.Event, text string) []model.Event {
+	out := slices.Clone(h)
+	for i := range out {
+		if out[i].Kind == model.EvWorkFail {
+			out[i].Text = text
+		}
+	}
+	return out
 }

@@ -232,7 +232,7 @@ func TestModelBreakerCycleIsClean(t *testing.T) {
 // held is a lease of job j the breaker refused (LeaseNext's record).
 func held(j model.JobID) model.Event {
 	e := jobEv(model.EvLease, w1, j)
-	e.Code = model.CodeBreakerOpen
+	e.Code, e.OK = model.CodeBreakerOpen, false // a refusal, as the model records it
 	return e
 }
 

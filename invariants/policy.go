@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/durasim/durasim/model"
@@ -57,8 +58,15 @@ func (s *Suite) workFailed(e *model.Event, j *job) {
 	if j == nil {
 		return
 	}
-	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence,
-		paths: strings.TrimPrefix(e.Text, "paths="), work: e.Code != model.CodeIdempotencyConflict}
+	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence, work: e.Code != model.CodeIdempotencyConflict}
+	for _, f := range strings.Fields(e.Text) {
+		switch k, v, _ := strings.Cut(f, "="); k {
+		case "paths":
+			j.sh.fail.paths = v
+		case "ref":
+			j.sh.fail.ref, _ = strconv.ParseUint(v, 16, 64)
+		}
+	}
 	j.sh.failOpen = true
 	if j.sh.revived != 0 && (permanent(e.Code) || e.Code == model.CodeProviderRateLimited) {
 		j.sh.excuse = e.Seq
@@ -180,9 +188,10 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 	}
 	want, why := s.exhaustion(j), j.lease.seq
 	var paths string
+	var ref uint64
 	work := false
 	if f, ok := j.pendingFailure(e); ok {
-		paths, work = f.paths, f.work
+		paths, ref, work = f.paths, f.ref, f.work
 		s.breakerOutcome(e, true)
 		j.decide(e)
 		why = f.seq
@@ -207,7 +216,7 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 		s.disagree(e.Job, fmt.Sprintf("%v DLQ entry says %d attempts and %d tokens, the history counts %d and %d",
 			e.Job, e.N, e.N2, j.sh.attempts, j.work.tokens), e.Seq)
 	}
-	j.sh.dlq = dlqRecord{seq: e.Seq, reason: e.Code, attempts: j.sh.attempts, tokens: j.work.tokens, paths: paths, work: work}
+	j.sh.dlq = dlqRecord{seq: e.Seq, reason: e.Code, attempts: j.sh.attempts, tokens: j.work.tokens, paths: paths, ref: ref, work: work}
 	j.sh.dlqResolved = false
 }
 

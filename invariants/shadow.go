@@ -42,6 +42,7 @@ type shadow struct {
 // failure is a stage failure a worker reported (EvWorkFail).
 type failure struct {
 	paths string // the schema paths the worker was told ("a,b"), if any
+	ref   uint64 // the worker's reference to the raw error (0: none recorded)
 	work  bool   // reported as a work error (it has a raw error text)
 	code  model.Code
 	seq   uint64
@@ -52,6 +53,7 @@ type failure struct {
 // dlqRecord is what a DLQ write said.
 type dlqRecord struct {
 	paths    string // the schema paths of the failure it records
+	ref      uint64 // the worker's reference to that failure's raw error (0: none recorded)
 	work     bool   // it records a work error, which has a raw error to point at
 	seq      uint64
 	reason   model.Code

@@ -171,4 +171,14 @@ func TestRefusalRecords(t *testing.T) {
 			history: cat(zombie, one(at(32*sec, beat), at(32*sec, toldRefused(beat, model.EvHeartbeat, model.CodeNotLeased))), then), final: succeeded(1),
 			want: []want{{1, []uint64{5, 6}, "w0 was refused its heartbeat of j1 (not_leased), and the system recorded no such refusal"}}},
 	})
+	// A worker told the breaker held a ready job back: the queue's record
+	// of that refusal (a lease event with code breaker_open) comes first.
+	heldUp := cat(halfOpen(), one(at(30009*ms, lease(1, 3, 2)), at(30010*ms, held(2))))
+	runTable(t, Consistency, []fixture{
+		{name: "a worker told the breaker held a job back, as the queue recorded",
+			history: cat(heldUp, one(at(30010*ms, toldRefused(held(2), model.EvLease, model.CodeBreakerOpen))))},
+		{name: "a worker told the breaker held a job back, with no record of it",
+			history: cat(halfOpen(), one(at(30009*ms, lease(1, 3, 2)), at(30010*ms, toldRefused(held(2), model.EvLease, model.CodeBreakerOpen)))),
+			want:    []want{{2, []uint64{11, 12}, "w1 was refused its lease of j2 (breaker_open), and the system recorded no such refusal"}}},
+	})
 }

@@ -15,6 +15,7 @@ var (
 	ErrCancelled       = errors.New("cancelled jobs have no path back")
 	ErrRateLimited     = errors.New("rate limited")
 	ErrMissingOperator = errors.New("reprocess requires an operator id")
+	ErrBreakerOpen     = errors.New("circuit breaker open: no lease")
 )
 
 // RefusalCode is the reason code of a refused call, as its caller reads
@@ -38,6 +39,8 @@ func RefusalCode(err error) Code {
 		return CodeRateLimited
 	case errors.Is(err, ErrMissingOperator):
 		return CodeMissingOperator
+	case errors.Is(err, ErrBreakerOpen):
+		return CodeBreakerOpen
 	case errors.As(err, &conflict):
 		return CodeIdempotencyConflict
 	}

@@ -128,6 +128,10 @@ type Lease struct {
 	Job   JobID
 	Fence uint64
 	Stage Stage // checkpoint: resume here, not from zero (seed 004)
+	// HeldBack, when no lease is granted, is the ready job the circuit
+	// breaker refused (0: nothing was ready): the worker is told why it
+	// got nothing.
+	HeldBack JobID
 }
 
 // LeaseNext leases the next visible job to worker: the earliest visible
@@ -152,7 +156,7 @@ func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 		}
 		if !s.breaker.allow(s, now) {
 			s.heldBack(worker, j)
-			return Lease{}, false
+			return Lease{HeldBack: j.ID}, false
 		}
 		s.queue.ready.pop()
 		if j.State == Leased {
@@ -198,7 +202,7 @@ func (s *System) leaseHead(worker Actor, now Time) (Lease, bool) {
 		}
 		if !s.breaker.allow(s, now) {
 			s.heldBack(worker, j)
-			return Lease{}, false
+			return Lease{HeldBack: j.ID}, false
 		}
 		if j.State == Leased {
 			s.emit(s.leaseEvent(EvLeaseExpired, j.Holder, j))

@@ -67,6 +67,9 @@ func (r *run) tryLease(w *worker) {
 	w.parked = false
 	l, ok := r.sys.LeaseNext(r.actor(w))
 	if !ok {
+		if l.HeldBack != 0 { // the worker's own record of being told the breaker is open
+			r.told(r.actor(w), model.EvLease, l.HeldBack, 0, model.ErrBreakerOpen)
+		}
 		r.park(w)
 		return
 	}

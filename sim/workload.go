@@ -11,10 +11,11 @@ import (
 
 // tenantNames are valid tenant ids (seed 000's ^[a-z][a-z0-9-]{1,32}$).
 // The last three sit at the edges of that pattern — two characters,
-// thirty-three, and every kind of character it allows — so a run with
-// many tenants shows that the key builder accepts exactly what it must.
+// thirty-three, and every edge of each character class it allows ('a'
+// and 'z', '0' and '9', '-', first and later) — so a run with many
+// tenants shows that the key builder accepts exactly what it must.
 var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell",
-	"ab", "z-09", "t0123456789-abcdefghijklmnopqrstu"}
+	"ab", "z-0a9z", "t0123456789-abcdefghijklmnopqrstu"}
 
 // Doc is one document of the workload. Its Text is the content that must
 // never leak into the DLQ, audit, metrics or traces; it carries PII (a CPF

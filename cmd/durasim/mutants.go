@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -118,6 +119,9 @@ func cmdMutants(args []string, stdout, stderr io.Writer) error {
 
 func variantList(which string) ([]string, error) {
 	all := model.VariantNames()
+	if len(all) == 0 { // "all caught" of nothing would say nothing
+		return nil, errors.New("no naive variants are registered: nothing to check")
+	}
 	if which == "" {
 		return all, nil
 	}

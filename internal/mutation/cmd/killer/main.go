@@ -102,6 +102,10 @@ type seedRange struct{ lo, hi uint64 }
 // `durasim mutants` does, and prints how many were caught.
 func catalogue(rn *sim.Runner, cfg sim.Config, r seedRange, stdout, stderr io.Writer) int {
 	names := model.VariantNames()
+	if len(names) == 0 { // a sweep of nothing would pass whatever the oracles do
+		fmt.Fprintln(stdout, "catalogue: no naive variants registered")
+		return 1
+	}
 	for _, name := range names {
 		// The sweep must run the design it was asked for.
 		if d, err := model.LookupDesign(name); err != nil || d.Name != name {
