@@ -35,22 +35,33 @@ type checked struct {
 	val   string
 	job   model.JobID
 	seq   uint64
-	final bool   // read from the final state (events were judged as they came)
-	root  string // "DLQ entry", "audit entry", or an event kind's field ("commit event key")
-	field string // the field of a final-state entry, "" for an event's string
-	index int    // the element of a slice field, -1 for none
+	final bool            // read from the final state (events were judged as they came)
+	root  string          // "DLQ entry", "audit entry", "key", "tenant"; "" for an event's string
+	event model.EventKind // an event's string: the first event that carried it
+	what  string          // and which of its strings: "text", "key", "tenant"
+	field string          // the field of a final-state entry, "" for an event's string
+	index int             // the element of a slice field, -1 for none
 }
 
 // where names the string's place: "DLQ entry of j3: SchemaPaths[0]".
 func (c *checked) where() string {
 	if c.field == "" {
-		return c.root
+		return c.rootName()
 	}
-	w := c.root + " of " + c.job.String() + ": " + c.field
+	w := c.rootName() + " of " + c.job.String() + ": " + c.field
 	if c.index >= 0 {
 		w += "[" + strconv.Itoa(c.index) + "]"
 	}
 	return w
+}
+
+// rootName is what holds the string: "DLQ entry", "commit event key"...
+// (built only for what is reported).
+func (c *checked) rootName() string {
+	if c.what != "" {
+		return c.event.String() + " event " + c.what
+	}
+	return c.root
 }
 
 // noteText remembers an event's text for the excerpt check, once per
@@ -92,11 +103,11 @@ func (s *Suite) handedOut(v *finalView) []checked {
 	// The maps' order is random: finishExcerpts orders what it reports.
 	//det:sorted (by finishExcerpts)
 	for text, t := range s.texts {
-		out = append(out, checked{root: t.kind.String() + " event text", val: text, job: t.job, seq: t.seq, index: -1})
+		out = append(out, checked{event: t.kind, what: "text", val: text, job: t.job, seq: t.seq, index: -1})
 	}
 	//det:sorted (by finishExcerpts)
 	for v, t := range s.others {
-		out = append(out, checked{root: t.kind.String() + " event " + t.what, val: v, job: t.job, seq: t.seq, index: -1})
+		out = append(out, checked{event: t.kind, what: t.what, val: v, job: t.job, seq: t.seq, index: -1})
 	}
 	for id := range s.njobs {
 		if j := s.at(id); j.enqueued {
@@ -204,7 +215,7 @@ func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) 
 	s.scratchFound = found
 	slices.SortFunc(found, func(a, b excerptFound) int {
 		x, y := &strs[a.str], &strs[b.str]
-		return cmp.Or(cmp.Compare(x.seq, y.seq), strings.Compare(x.root, y.root), strings.Compare(x.val, y.val))
+		return cmp.Or(cmp.Compare(x.seq, y.seq), strings.Compare(x.rootName(), y.rootName()), strings.Compare(x.val, y.val))
 	})
 	for _, f := range found {
 		c := &strs[f.str]
@@ -240,6 +251,7 @@ type excerptIndex struct {
 	slots  []int32 // entry index + 1 by window hash (open addressing; 0: empty)
 	ents   []excerptEntry
 	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
+	dirty  []uint16             // the words of starts with a bit set (reset clears only those)
 }
 
 // excerptEntry is a window of string str starting at off.
@@ -252,7 +264,10 @@ func (x *excerptIndex) reset() {
 	x.strs = x.strs[:0]
 	x.ents = x.ents[:0]
 	clear(x.slots)
-	clear(x.starts[:])
+	for _, w := range x.dirty {
+		x.starts[w] = 0
+	}
+	x.dirty = x.dirty[:0]
 }
 
 func (x *excerptIndex) empty() bool { return len(x.ents) == 0 }
@@ -265,6 +280,9 @@ func (x *excerptIndex) add(val string, id int32) {
 	x.strs[id] = val
 	for i := 0; i+excerptWindow <= len(val); i++ {
 		g := prefix4(val[i], val[i+1], val[i+2], val[i+3])
+		if x.starts[g/64] == 0 {
+			x.dirty = append(x.dirty, uint16(g/64))
+		}
 		x.starts[g/64] |= 1 << (g % 64)
 		x.insert(excerptEntry{hash: hashWindow(val[i : i+excerptWindow]), str: id, off: int32(i)})
 	}
@@ -308,8 +326,14 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 		return
 	}
 	mask := uint64(len(x.slots) - 1)
+	if len(text) < excerptWindow {
+		return
+	}
+	// The window's first four bytes, rolled one byte at a time.
+	v := uint32(text[0])<<8 | uint32(text[1])<<16 | uint32(text[2])<<24
 	for i := 0; i+excerptWindow <= len(text); i++ {
-		if g := prefix4(text[i], text[i+1], text[i+2], text[i+3]); x.starts[g/64]&(1<<(g%64)) == 0 {
+		v = v>>8 | uint32(text[i+3])<<24
+		if g := v * 0x9e3779b1 >> 16; x.starts[g/64]&(1<<(g%64)) == 0 {
 			continue
 		}
 		w := text[i : i+excerptWindow]

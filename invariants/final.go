@@ -59,8 +59,10 @@ func (f *Final) eachJob(fn func(j *model.Job)) {
 // must not keep the pointer.
 func (f *Final) eachMessage(fn func(m *model.Message)) {
 	if f.sys != nil {
+		var m model.Message // one copy, reused: fn must not keep it
 		for id := int64(1); id <= int64(f.sys.Messages()); id++ {
-			if m, ok := f.sys.Message(id); ok { // one not found is one the final state lacks
+			var ok bool
+			if m, ok = f.sys.Message(id); ok { // one not found is one the final state lacks
 				fn(&m)
 			}
 		}

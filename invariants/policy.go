@@ -59,7 +59,9 @@ func (s *Suite) workFailed(e *model.Event, j *job) {
 		return
 	}
 	j.sh.fail = failure{code: e.Code, seq: e.Seq, actor: e.Actor, fence: e.Fence, work: e.Code != model.CodeIdempotencyConflict}
-	for _, f := range strings.Fields(e.Text) {
+	for rest := e.Text; rest != ""; {
+		var f string
+		f, rest, _ = strings.Cut(rest, " ")
 		switch k, v, _ := strings.Cut(f, "="); k {
 		case "paths":
 			j.sh.fail.paths = v

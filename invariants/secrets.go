@@ -72,15 +72,11 @@ func (x *secretIndex) build() {
 	x.buckets = x.buckets[:0]
 	x.placed = x.placed[:0]
 	x.short = x.short[:0]
-	long := 0
-	for i := range secrets.Len() {
-		if len(x.secret(i)) >= secretWindow {
-			long++
-		}
-	}
+	// Sized for every secret, short ones included: building each secret
+	// once costs more than the few slots it saves.
+	long := secrets.Len()
 	if long == 0 {
 		x.slots = x.slots[:0]
-		x.collectShort()
 		return
 	}
 	// At most half full, so probes stay short.
@@ -123,15 +119,6 @@ func (x *secretIndex) build() {
 func (x *secretIndex) secret(i int) []byte {
 	x.scratch = x.secrets.AppendSecret(x.scratch[:0], i)
 	return x.scratch
-}
-
-// collectShort lists the non-empty secrets, all shorter than the window.
-func (x *secretIndex) collectShort() {
-	for i := range x.secrets.Len() {
-		if len(x.secret(i)) > 0 {
-			x.short = append(x.short, i)
-		}
-	}
 }
 
 // hashWindow mixes the window's twelve bytes (a fixed function: the

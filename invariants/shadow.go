@@ -71,7 +71,8 @@ type global struct {
 	quietAt  model.Time
 	pass     prunePass   // the relay's prune pass under way
 	lastEnq  enqRecord   // the queue's record of the latest enqueue request
-	prev     prevEvent   // the event just recorded
+	prev     prevEvent   // the last refusal recorded (an event not OK)
+	prevSeq  uint64      // the event just recorded
 	cancels  []cancelRec // the jobs cancelled, in order
 }
 
@@ -98,6 +99,9 @@ type prevEvent struct {
 // against.)
 func (s *Suite) refusedCall(e *model.Event) {
 	p := s.g.prev
+	if p.seq != s.g.prevSeq {
+		p = prevEvent{seq: s.g.prevSeq, ok: true} // the event just before was no refusal
+	}
 	call := strings.TrimPrefix(e.Text, "call=")
 	if p.seq != 0 && p.job == e.Job && p.actor == e.Actor && !p.ok && p.code == e.Code && p.kind.String() == call {
 		return

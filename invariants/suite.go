@@ -192,7 +192,10 @@ func (s *Suite) Record(e *model.Event) {
 		j.advance(e)
 		s.requeue(e, j)
 	}
-	s.g.prev = prevEvent{seq: e.Seq, kind: e.Kind, actor: e.Actor, job: e.Job, code: e.Code, ok: e.OK}
+	s.g.prevSeq = e.Seq
+	if !e.OK { // only a refusal can be the record a refused event follows
+		s.g.prev = prevEvent{seq: e.Seq, kind: e.Kind, actor: e.Actor, job: e.Job, code: e.Code}
+	}
 }
 
 // observe hands the event to the checkers that look at its kind, before

@@ -21,7 +21,6 @@ var (
 // RefusalCode is the reason code of a refused call, as its caller reads
 // the error it got back: what the caller records of the refusal.
 func RefusalCode(err error) Code {
-	var conflict *IdempotencyConflictError
 	switch {
 	case err == nil:
 		return CodeNone
@@ -41,10 +40,17 @@ func RefusalCode(err error) Code {
 		return CodeMissingOperator
 	case errors.Is(err, ErrBreakerOpen):
 		return CodeBreakerOpen
-	case errors.As(err, &conflict):
+	case isConflict(err):
 		return CodeIdempotencyConflict
 	}
 	return CodeInvalidKey // a request the API would not take
+}
+
+// isConflict reports whether err is an idempotency conflict. (Its target
+// escapes to the heap: callers test the sentinel errors first.)
+func isConflict(err error) bool {
+	var conflict *IdempotencyConflictError
+	return errors.As(err, &conflict)
 }
 
 // IdempotencyConflictError is returned when a key is committed again with a

@@ -105,6 +105,7 @@ type run struct {
 	lastArrival   model.Time
 	quiescent     bool
 	opts          swarmOptions // the seed's swarm options (zero without the swarm)
+	texts         textArena    // the workload's texts, when it is small
 	drainBy       model.Time   // the quiescence phase ends here, drained or not
 	nextSample    model.Time   // the next tick boundary at which to sample the queue depth
 	drained       bool
@@ -159,7 +160,8 @@ func (r *run) reset(cfg Config, seed uint64, opts swarmOptions) {
 	old := *r
 	*r = run{cfg: cfg, seed: seed, opts: opts}
 	r.design, _ = model.LookupDesign(cfg.Variant)
-	r.docs = workloadInto(old.docs, cfg, seed)
+	r.texts = old.texts
+	r.docs = workloadInto(old.docs, cfg, seed, &r.texts)
 	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
 		derived(old.tie, seed, scheduler.StreamSchedule)
 	if r.sched = old.sched; r.sched == nil {
@@ -167,7 +169,7 @@ func (r *run) reset(cfg Config, seed uint64, opts swarmOptions) {
 	} else {
 		r.sched.Reset(r.tie, r)
 	}
-	icfg := invariants.Config{Model: cfg.Model, SecretSource: Secrets(r.docs), Clients: int32(len(r.docs))}
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: docSecrets{docs: r.docs, texts: &r.texts}, Clients: int32(len(r.docs))}
 	if r.suite = old.suite; r.suite == nil {
 		r.suite = invariants.NewSuite(icfg)
 	} else {

@@ -236,6 +236,22 @@ func (r *run) lost(w *worker, call model.EventKind, err error) {
 // system records the refusal too, just before: the oracles match them).
 func (r *run) told(actor model.Actor, call model.EventKind, job model.JobID, fence uint64, err error) {
 	e := r.simEvent(model.EvRefused, actor)
-	e.Job, e.Fence, e.Code, e.Text = job, fence, model.RefusalCode(err), "call="+call.String()
+	e.Job, e.Fence, e.Code, e.Text = job, fence, model.RefusalCode(err), callText(call)
 	r.emit(e)
+}
+
+// callTexts are the refused event's texts by call ("call=heartbeat"),
+// built once (a zombie's refusals are frequent) for more kinds than exist.
+var callTexts = func() (t [64]string) {
+	for k := range t {
+		t[k] = "call=" + model.EventKind(k).String()
+	}
+	return t
+}()
+
+func callText(call model.EventKind) string {
+	if int(call) < len(callTexts) {
+		return callTexts[call]
+	}
+	return "call=" + call.String()
 }

@@ -73,11 +73,19 @@ func (d *Doc) appendParseErr(b []byte) []byte {
 	return append(b[:min(len(b), start+40)], '\'')
 }
 
+// appendQuotedStart is appendParseErr of a document whose text is text.
+func appendQuotedStart(b, text []byte) []byte {
+	b = append(b, "unexpected token near '"...)
+	b = append(b, text[:min(len(text), 40)]...)
+	return append(b, '\'')
+}
+
 // makeWorkload draws the documents from the workload stream. Document k of
 // a larger workload is the same as document k of a smaller one with the
 // same seed, which is what lets the shrinker drop documents.
-func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc) []Doc {
+func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc, texts *textArena) []Doc {
 	docs = reuse.Resized(docs, int(cfg.Docs))
+	texts.reset(int(cfg.Docs))
 	at := model.Time(0)
 	// Swarm testing applies to the workload too: each seed has its own
 	// share of long documents (none to three in four), the ones that need
@@ -93,6 +101,7 @@ func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc) []Doc {
 		d.invoice = int32(r.Int64N(90000) + 10000)
 		buf = d.appendText(buf[:0])
 		d.Payload, d.TextHash = payloadHashes(d.Tenant, d.ID, buf)
+		texts.keep(buf)
 		d.Tokens = 500 + r.Int64N(3500)
 		// A model call on an invoice takes seconds (seed 000's 40 ms is a
 		// fixed synthetic constant, not a measured latency).
@@ -149,22 +158,65 @@ func fnvString(h uint64, s string) uint64 {
 // Workload returns the documents a run of cfg with seed submits (after
 // cfg.Only), exactly as Run draws them: other runners (benchmarks, SQL
 // backends) drive the same workload.
-func Workload(cfg Config, seed uint64) []Doc { return workloadInto(nil, cfg, seed) }
+func Workload(cfg Config, seed uint64) []Doc { return workloadInto(nil, cfg, seed, nil) }
 
 // workloadInto is Workload drawn into docs' array when it is large enough.
-func workloadInto(docs []Doc, cfg Config, seed uint64) []Doc {
-	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg, docs), cfg.Only)
+func workloadInto(docs []Doc, cfg Config, seed uint64, texts *textArena) []Doc {
+	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg, docs, texts), cfg.Only)
+}
+
+// textArena keeps the texts of a small workload as they are drawn, so the
+// suite's hygiene checks read them instead of formatting them again (a
+// large workload's would take too much memory: those are built when asked).
+type textArena struct {
+	on  bool
+	b   []byte
+	end []int32 // the text of document k (1-based) ends at end[k-1]
+}
+
+// maxKeptTexts is the largest workload whose texts are kept (about 100
+// bytes each).
+const maxKeptTexts = 4096
+
+func (t *textArena) reset(docs int) {
+	if t == nil {
+		return
+	}
+	t.on, t.b, t.end = docs <= maxKeptTexts, t.b[:0], t.end[:0]
+}
+
+func (t *textArena) keep(text []byte) {
+	if t != nil && t.on {
+		t.b = append(t.b, text...)
+		t.end = append(t.end, int32(len(t.b)))
+	}
+}
+
+// text is the kept text of d, if kept.
+func (t *textArena) text(d *Doc) ([]byte, bool) {
+	if t == nil || !t.on || int(d.Index) > len(t.end) {
+		return nil, false
+	}
+	start := int32(0)
+	if d.Index > 1 {
+		start = t.end[d.Index-2]
+	}
+	return t.b[start:t.end[d.Index-1]], true
 }
 
 // Secrets numbers the document texts and raw errors of a workload (text
 // then error, document by document): what must never leak into the DLQ,
 // audit, metrics or traces. Each is built when asked.
-func Secrets(docs []Doc) invariants.SecretSource { return docSecrets(docs) }
+func Secrets(docs []Doc) invariants.SecretSource { return docSecrets{docs: docs} }
 
-// docSecrets is the workload as an invariants.SecretSource.
-type docSecrets []Doc
+// docSecrets is the workload as an invariants.SecretSource: texts read from
+// the arena when it kept them, built otherwise.
+type docSecrets struct {
+	docs  []Doc
+	texts *textArena
+}
 
-func (d docSecrets) Len() int { return 2 * len(d) }
+func (d docSecrets) Len() int { return 2 * len(d.docs) }
 
 // MinLen is a length no secret is shorter than, read off the formats: a
 // text has its fixed words, a five-digit invoice, a fourteen-character CPF
@@ -178,10 +230,17 @@ func (d docSecrets) MinLen() int {
 }
 
 func (d docSecrets) AppendSecret(dst []byte, i int) []byte {
-	if i%2 == 0 {
-		return d[i/2].appendText(dst)
+	doc := &d.docs[i/2]
+	text, kept := d.texts.text(doc)
+	switch {
+	case !kept && i%2 == 0:
+		return doc.appendText(dst)
+	case !kept:
+		return doc.appendParseErr(dst)
+	case i%2 == 0:
+		return append(dst, text...)
 	}
-	return d[i/2].appendParseErr(dst)
+	return appendQuotedStart(dst, text)
 }
 
 // selectDocs keeps only the documents listed in only (all when empty).
