@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench pgo clean pg-up pg-down cover mutation
+.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation
 
 all: test
 
@@ -109,6 +109,23 @@ mutation:
 bench: build
 	$(GO) test -run=NONE -bench=. -benchmem -count=$(or $(BENCHCOUNT),1) ./scheduler ./model ./invariants ./sim
 	bin/durasim bench
+
+# Instructions per seed of BenchmarkSeed, counted by valgrind (cachegrind,
+# with the collector off, so that its pacing adds no noise):
+# unlike ns/op on a shared machine (noisy by 10-30% run to run), the same
+# code gives the same count, so a change's cost can be compared exactly.
+# REF=<commit> also counts that commit (in a temporary worktree) and prints
+# the ratio. Needs valgrind (apt-get install valgrind); not part of `test`.
+bench-instr:
+	@command -v valgrind >/dev/null || { echo "bench-instr: needs valgrind (apt-get install valgrind)"; exit 2; }
+	@count() { $(GO) test -c -o $$1/instr.test ./sim >/dev/null && \
+	  for n in 300 900; do GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+	    $$1/instr.test -test.run=NONE -test.bench='Seed$$' -test.benchtime=$${n}x 2>&1 | awk '/I +refs/{gsub(",","",$$4); print $$4}'; \
+	  done | paste -sd' ' | awk '{printf "%d\n", ($$2-$$1)/600}'; rm -f $$1/instr.test; }; \
+	tmp=$$(mktemp -d); now=$$(count $$tmp); echo "instructions/seed  $$now  (working tree)"; \
+	if [ -n "$(REF)" ]; then git worktree add -q --detach $$tmp/ref $(REF) && \
+	  ref=$$(cd $$tmp/ref && count $$tmp) && echo "instructions/seed  $$ref  ($(REF))" && \
+	  awk -v a=$$ref -v b=$$now 'BEGIN{printf "ratio              %.3f\n", b/a}'; git worktree remove --force $$tmp/ref; fi; rm -rf $$tmp
 
 # The CLI is built with profile-guided optimisation from cmd/durasim/default.pgo
 # (go build picks it up by itself). Regenerate it after changing the hot path:
