@@ -16,11 +16,7 @@ import (
 // large attempt ceiling, a per-tenant reprocess limit of one, plain
 // exponential or fixed backoff, every tenant id the workload knows (those
 // at the edges of the tenant pattern among them), a tight token budget
-// (retries that spend it: seed 004's budget path), or deadline pressure on
-// every request (each asks for a deadline of seconds, so retries are
-// scheduled near it; a redrive still gets the configured deadline). That
-// last option sets the swarm's fault mix, not the Config: the faults it
-// causes are in the realized plan a replay command prints. Each option
+// (retries that spend it: seed 004's budget path). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -35,9 +31,6 @@ type swarmOptions struct {
 	backoff      model.Strategy
 	tenants      int32 // 0: the default
 	tokenBudget  int64 // 0: the default
-	// everyDeadline: every request asks for a deadline of seconds (the
-	// swarm's deadline pressure on every document, not on a few).
-	everyDeadline bool
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -57,7 +50,6 @@ func drawOptions(seed uint64) swarmOptions {
 	strategy := r.IntN(10)
 	allTenants := r.Chance(125_000)
 	tightBudget := r.Chance(125_000) // drawn after the others: the earlier draws keep their stream positions
-	everyDeadline := r.Chance(125_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -91,7 +83,6 @@ func drawOptions(seed uint64) swarmOptions {
 	if tightBudget {
 		o.tokenBudget = tightTokenBudget
 	}
-	o.everyDeadline = everyDeadline
 	return o
 }
 

@@ -104,10 +104,9 @@ type run struct {
 	arrivalsLeft  int
 	lastArrival   model.Time
 	quiescent     bool
-	opts          swarmOptions // the seed's swarm options (zero without the swarm)
-	texts         textArena    // the workload's texts, when it is small
-	drainBy       model.Time   // the quiescence phase ends here, drained or not
-	nextSample    model.Time   // the next tick boundary at which to sample the queue depth
+	texts         textArena  // the workload's texts, when it is small
+	drainBy       model.Time // the quiescence phase ends here, drained or not
+	nextSample    model.Time // the next tick boundary at which to sample the queue depth
 	drained       bool
 	done          bool
 	stopped       bool // ended early at a safety violation
@@ -140,25 +139,23 @@ func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var opts swarmOptions
 	if cfg.Swarm {
-		opts = drawOptions(seed)
-		cfg = opts.apply(cfg)
+		cfg = drawOptions(seed).apply(cfg)
 	}
 	if rn.r == nil {
 		rn.r = &run{}
 	}
 	r := rn.r
-	r.reset(cfg, seed, opts)
+	r.reset(cfg, seed)
 	r.loop()
 	return r.result(), nil
 }
 
 // reset prepares r for one seed of cfg: every field starts as in a new
 // run; the previous run's storage is kept only as capacity.
-func (r *run) reset(cfg Config, seed uint64, opts swarmOptions) {
+func (r *run) reset(cfg Config, seed uint64) {
 	old := *r
-	*r = run{cfg: cfg, seed: seed, opts: opts}
+	*r = run{cfg: cfg, seed: seed}
 	r.design, _ = model.LookupDesign(cfg.Variant)
 	r.texts = old.texts
 	r.docs = workloadInto(old.docs, cfg, seed, &r.texts)
@@ -236,9 +233,6 @@ func (r *run) newInjector() *faults.Injector {
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
 		})
-		if r.opts.everyDeadline {
-			r.swarm.Kinds[faults.DeadlinePressure] = faults.KindSetting{Enabled: true, Rate: scheduler.PPM(1_000_000)}
-		}
 	}
 	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
 }
