@@ -80,3 +80,27 @@ func TestStatusAnswer(t *testing.T) {
 			want: []want{{1, []uint64{1, 2}, `status of j1 answered reason "provider_429", the history's last failure reason is ""`}}},
 	})
 }
+
+func TestKeyShaped(t *testing.T) {
+	for _, c := range []struct {
+		key, tenant string
+		version     int64
+		want        bool
+	}{
+		{"acme:d1:v1", "acme", 1, true},
+		{"acme:d1:v12", "acme", 12, true},
+		{"acme:a:b:v3", "acme", 3, true},
+		{"acme:d1:v12", "acme", 2, false},
+		{"acme:d1:v2", "acme", 12, false},
+		{"acmex:d1:v1", "acme", 1, false},
+		{"acme::v1", "acme", 1, false},
+		{"acme:d1:1", "acme", 1, false},
+		{"acme:d1:v-1", "acme", -1, true},
+		{"d1:v1", "acme", 1, false},
+		{"", "acme", 1, false},
+	} {
+		if got := keyShaped(c.key, c.tenant, c.version); got != c.want {
+			t.Errorf("keyShaped(%q, %q, %d) = %v, want %v", c.key, c.tenant, c.version, got, c.want)
+		}
+	}
+}
