@@ -278,12 +278,20 @@ func (x *excerptIndex) add(val string, id int32) {
 		x.strs = append(x.strs, "")
 	}
 	x.strs[id] = val
-	for i := 0; i+excerptWindow <= len(val); i++ {
+	if len(val) < excerptWindow {
+		return
+	}
+	// Every four bytes of the string, not only the windows' first: scan
+	// looks at every eighth position of a text, and any window shared
+	// with it has four of its bytes there.
+	for i := 0; i+4 <= len(val); i++ {
 		g := prefix4(val[i], val[i+1], val[i+2], val[i+3])
 		if x.starts[g/64] == 0 {
 			x.dirty = append(x.dirty, uint16(g/64))
 		}
 		x.starts[g/64] |= 1 << (g % 64)
+	}
+	for i := 0; i+excerptWindow <= len(val); i++ {
 		x.insert(excerptEntry{hash: hashWindow(val[i : i+excerptWindow]), str: id, off: int32(i)})
 	}
 }
@@ -326,22 +334,22 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 		return
 	}
 	mask := uint64(len(x.slots) - 1)
-	if len(text) < excerptWindow {
-		return
-	}
-	// The window's first four bytes, rolled one byte at a time.
-	v := uint32(text[0])<<8 | uint32(text[1])<<16 | uint32(text[2])<<24
-	for i := 0; i+excerptWindow <= len(text); i++ {
-		v = v>>8 | uint32(text[i+3])<<24
-		if g := v * 0x9e3779b1 >> 16; x.starts[g/64]&(1<<(g%64)) == 0 {
+	last := len(text) - excerptWindow // the last window's start
+	// A window [i, i+12) holds the four bytes at the multiple of 8 in
+	// [i, i+7]: only those positions are looked up in the bitmap, and a
+	// hit tries the eight windows that hold them there.
+	for p := 0; p <= last+7 && p+4 <= len(text); p += 8 {
+		if g := prefix4(text[p], text[p+1], text[p+2], text[p+3]); x.starts[g/64]&(1<<(g%64)) == 0 {
 			continue
 		}
-		w := text[i : i+excerptWindow]
-		h := hashWindow(w)
-		for at := h & mask; x.slots[at] != 0; at = (at + 1) & mask {
-			e := &x.ents[x.slots[at]-1]
-			if e.hash == h && x.strs[e.str][e.off:int(e.off)+excerptWindow] == string(w) {
-				found(e.str)
+		for i := max(0, p-7); i <= min(p, last); i++ {
+			w := text[i : i+excerptWindow]
+			h := hashWindow(w)
+			for at := h & mask; x.slots[at] != 0; at = (at + 1) & mask {
+				e := &x.ents[x.slots[at]-1]
+				if e.hash == h && x.strs[e.str][e.off:int(e.off)+excerptWindow] == string(w) {
+					found(e.str)
+				}
 			}
 		}
 	}

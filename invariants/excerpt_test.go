@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"pgregory.net/rapid"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,4 +102,39 @@ func TestEveryEnvelopeStringIsChecked(t *testing.T) {
 			fv.Set(old)
 		}
 	}
+}
+
+// The excerpt index finds exactly the strings that share a window of
+// excerptWindow bytes with a text, wherever the window lies in either.
+func TestExcerptIndexAgainstBruteForce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := rapid.StringOfN(rapid.RuneFrom([]rune("abcdefgh")), 0, 40, -1)
+		text := gen.Draw(t, "text")
+		strs := rapid.SliceOfN(gen, 1, 6).Draw(t, "strs")
+		for i := range strs { // some hold a piece of the text, of any length, anywhere
+			if len(text) > 0 && rapid.Bool().Draw(t, "piece") {
+				k := rapid.IntRange(0, len(text)-1).Draw(t, "from")
+				m := min(len(text), k+rapid.IntRange(excerptWindow-1, excerptWindow+2).Draw(t, "length"))
+				strs[i] = gen.Draw(t, "before") + text[k:m] + gen.Draw(t, "after")
+			}
+		}
+		var x excerptIndex
+		x.reset()
+		for i, s := range strs {
+			x.add(s, int32(i))
+		}
+		got := map[int32]bool{}
+		x.scan([]byte(text), func(i int32) { got[i] = true })
+		for i, s := range strs {
+			want := false
+			for k := 0; k+excerptWindow <= len(s); k++ {
+				if strings.Contains(text, s[k:k+excerptWindow]) {
+					want = true
+				}
+			}
+			if got[int32(i)] != want {
+				t.Fatalf("string %d %q in text %q: found %v, want %v", i, s, text, got[int32(i)], want)
+			}
+		}
+	})
 }

@@ -55,7 +55,7 @@ type jobTable struct {
 }
 
 // at returns the entry of id, which must be below njobs.
-func (t *jobTable) at(id int) *job { return &t.pages[id/jobPage][id%jobPage] }
+func (t *jobTable) at(id int) *job { return &t.pages[uint(id)/jobPage][uint(id)%jobPage] }
 
 // grow makes room for ids below n.
 func (t *jobTable) grow(n int) {

@@ -32,13 +32,15 @@ type Suite struct {
 	brk         breakerRef              // circuit-breaker: the oracle's reference breaker
 	loose       map[string]*keyRecord   // idempotency: keys no enqueue owns
 	rows        []rowRec                // by event id: each outbox row's identity, mark and prune
-	readyQ      readyQueue              // the oracle's own ready queue (queue order)
-	orderedHead model.JobID             // the oldest job an ordered queue may still hold
-	texts       map[string]textSeen     // dlq-hygiene: every distinct event text, for the excerpt check
-	others      map[string]textSeen     // dlq-hygiene: keys and tenants of events that are not their job's
-	leaked      map[string]bool         // dlq-hygiene: event strings already reported as they came
-	excerpts    excerptIndex            // dlq-hygiene: windows of the strings handed out
-	served      []served                // nothing-lost: by client id, what it was told
+	lastKey     string                  // the key sig hashed last
+	lastKeyHash uint64
+	readyQ      readyQueue          // the oracle's own ready queue (queue order)
+	orderedHead model.JobID         // the oldest job an ordered queue may still hold
+	texts       map[string]textSeen // dlq-hygiene: every distinct event text, for the excerpt check
+	others      map[string]textSeen // dlq-hygiene: keys and tenants of events that are not their job's
+	leaked      map[string]bool     // dlq-hygiene: event strings already reported as they came
+	excerpts    excerptIndex        // dlq-hygiene: windows of the strings handed out
+	served      []served            // nothing-lost: by client id, what it was told
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
@@ -166,8 +168,9 @@ func (s *Suite) Record(e *model.Event) {
 	if e.Text != "" {
 		s.checkText(e)
 	}
+	own := j != nil && e.Key == j.key && e.Tenant == j.tenant // the job's own key and tenant
 	if e.Key != "" && e.Kind != model.EvStatus {
-		s.checkKey(e, j)
+		s.checkKey(e, j, own)
 	}
 	if j != nil && j.sh.failOpen {
 		s.answerFailure(e, j)
@@ -185,7 +188,7 @@ func (s *Suite) Record(e *model.Event) {
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
 	}
-	if j == nil || e.Key != j.key || e.Tenant != j.tenant {
+	if !own && (j == nil || e.Key != j.key || e.Tenant != j.tenant) { // (an enqueue gives the job its key)
 		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
 	}
 	if j != nil {
