@@ -112,11 +112,24 @@ func hashString(h uint64, s string) uint64 {
 			uint64(s[4])<<32|uint64(s[5])<<40|uint64(s[6])<<48|uint64(s[7])<<56)
 		s = s[8:]
 	}
-	var tail uint64
-	for i := 0; i < len(s); i++ {
-		tail |= uint64(s[i]) << (8 * i)
+	return mix(mix(h, tailWord(s)), uint64(len(s)))
+}
+
+// tailWord packs the last 0-7 bytes of a string little-endian into a word:
+// with four or more, as two overlapping 4-byte loads (the bytes they share
+// are or-ed in twice, to the same place).
+func tailWord(s string) uint64 {
+	n := len(s)
+	if n < 4 {
+		var w uint64
+		for i := 0; i < n; i++ {
+			w |= uint64(s[i]) << (8 * i)
+		}
+		return w
 	}
-	return mix(mix(h, tail), uint64(len(s)))
+	lo := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+	hi := uint64(s[n-4]) | uint64(s[n-3])<<8 | uint64(s[n-2])<<16 | uint64(s[n-1])<<24
+	return lo | hi<<(8*(n-4))
 }
 
 // Record implements model.Recorder.

@@ -50,3 +50,18 @@ func TestHashEventSeesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// tailWord is the byte-by-byte little-endian packing of a string's last
+// len%8 bytes, whatever their number.
+func TestTailWord(t *testing.T) {
+	s := "\x01\x82\x03\xf4\x05\x06\xa7"
+	for n := 0; n <= 7; n++ {
+		var want uint64
+		for i := 0; i < n; i++ {
+			want |= uint64(s[i]) << (8 * i)
+		}
+		if got := tailWord(s[:n]); got != want {
+			t.Errorf("tailWord(%q) = %#x, want %#x", s[:n], got, want)
+		}
+	}
+}
