@@ -156,12 +156,11 @@ func findBucket[S string | []byte](x *secretIndex, w S) (*bucketRef, bool) {
 	return nil, false
 }
 
-// emptiestOffset picks, among three spread-out windows, the least used
-// (the last first: a document's text ends in its own canary).
+// emptiestOffset picks, among five spread-out windows, the least used.
 func (x *secretIndex) emptiestOffset(sec []byte) int {
 	last := len(sec) - secretWindow
 	best, bestLen := 0, int32(-1)
-	for _, off := range [...]int{last, last / 2, 0} {
+	for _, off := range [...]int{0, last / 4, last / 2, 3 * last / 4, last} {
 		var n int32
 		if b, ok := findBucket(x, sec[off:off+secretWindow]); ok {
 			n = b.n
@@ -175,10 +174,10 @@ func (x *secretIndex) emptiestOffset(sec []byte) int {
 
 // find returns the index of a secret occurring in text, or -1.
 func (x *secretIndex) find(text string) int {
+	if len(text) < x.minLen { // shorter than every secret
+		return -1
+	}
 	if !x.built {
-		if len(text) < x.minLen {
-			return -1
-		}
 		x.build()
 	}
 	for _, i := range x.short {
