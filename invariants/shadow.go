@@ -82,14 +82,14 @@ type cancelRec struct {
 	seq uint64
 }
 
-// prevEvent is what the refusal check needs of the event before.
+// prevEvent is what the refusal check needs of a refusal the system
+// recorded.
 type prevEvent struct {
 	seq   uint64
 	kind  model.EventKind
 	actor model.Actor
 	job   model.JobID
 	code  model.Code
-	ok    bool
 }
 
 // refusedCall checks an actor's record of a refused call against the
@@ -98,18 +98,15 @@ type prevEvent struct {
 // (A call about a job id that does not exist has no job to record it
 // against.)
 func (s *Suite) refusedCall(e *model.Event) {
-	p := s.g.prev
-	if p.seq != s.g.prevSeq {
-		p = prevEvent{seq: s.g.prevSeq, ok: true} // the event just before was no refusal
-	}
+	p := s.g.prev // the system's refusal, if it is the event just before
 	call := strings.TrimPrefix(e.Text, "call=")
-	if p.seq != 0 && p.job == e.Job && p.actor == e.Actor && !p.ok && p.code == e.Code && p.kind.String() == call {
+	if p.seq != 0 && p.seq == s.g.prevSeq && p.job == e.Job && p.actor == e.Actor && p.code == e.Code && p.kind.String() == call {
 		return
 	}
 	if j := s.known(e.Job); e.Code == model.CodeNotFound && (j == nil || !j.enqueued) {
 		return
 	}
-	s.disagree(e.Job, fmt.Sprintf("%v was refused its %s of %v (%v), and the system recorded no such refusal", e.Actor, call, e.Job, e.Code), p.seq, e.Seq)
+	s.disagree(e.Job, fmt.Sprintf("%v was refused its %s of %v (%v), and the system recorded no such refusal", e.Actor, call, e.Job, e.Code), s.g.prevSeq, e.Seq)
 }
 
 // enqRecord is the queue's record of an enqueue request: created,

@@ -21,29 +21,28 @@ var (
 // RefusalCode is the reason code of a refused call, as its caller reads
 // the error it got back: what the caller records of the refusal.
 func RefusalCode(err error) Code {
-	switch {
-	case err == nil:
+	if err == nil {
 		return CodeNone
-	case errors.Is(err, ErrStaleFence):
-		return CodeStaleFence
-	case errors.Is(err, ErrNotLeased):
-		return CodeNotLeased
-	case errors.Is(err, ErrNotFound):
-		return CodeNotFound
-	case errors.Is(err, ErrNotDead):
-		return CodeNotDead
-	case errors.Is(err, ErrCancelled):
-		return CodeCancelledTerminal
-	case errors.Is(err, ErrRateLimited):
-		return CodeRateLimited
-	case errors.Is(err, ErrMissingOperator):
-		return CodeMissingOperator
-	case errors.Is(err, ErrBreakerOpen):
-		return CodeBreakerOpen
-	case isConflict(err):
+	}
+	for _, r := range refusals {
+		if errors.Is(err, r.err) {
+			return r.code
+		}
+	}
+	if isConflict(err) {
 		return CodeIdempotencyConflict
 	}
 	return CodeInvalidKey // a request the API would not take
+}
+
+// refusals are the sentinel errors of refused calls and their codes.
+var refusals = [...]struct {
+	err  error
+	code Code
+}{
+	{ErrStaleFence, CodeStaleFence}, {ErrNotLeased, CodeNotLeased}, {ErrNotFound, CodeNotFound},
+	{ErrNotDead, CodeNotDead}, {ErrCancelled, CodeCancelledTerminal}, {ErrRateLimited, CodeRateLimited},
+	{ErrMissingOperator, CodeMissingOperator}, {ErrBreakerOpen, CodeBreakerOpen},
 }
 
 // isConflict reports whether err is an idempotency conflict. (Its target

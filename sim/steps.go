@@ -93,7 +93,7 @@ func (r *run) fail(w *worker, cause error) {
 		// The worker's own reference to the raw error it got (FNV-64a of
 		// its text, as the envelope's ErrorRef is defined), and what the
 		// validator told it: the DLQ entry must keep both.
-		e.Text = "ref=" + strconv.FormatUint(fnv64a(we.Raw), 16)
+		e.Text = "ref=" + strconv.FormatUint(fnvString(fnvOffset, we.Raw), 16)
 		if len(we.SchemaPaths) > 0 {
 			e.Text += " paths=" + strings.Join(we.SchemaPaths, ",")
 		}
@@ -189,16 +189,4 @@ func (r *run) stepPublish(w *worker) {
 		r.brokerPublish(msg)
 	}
 	r.advance(w, model.NoBoundary)
-}
-
-// fnv64a is the 64-bit FNV-1a hash of s, computed here rather than taken
-// from the model: the worker's reference is the oracles' check on the
-// model's.
-func fnv64a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }
