@@ -322,8 +322,10 @@ func (o *orch) feed(ctx context.Context, c *sqlstore.Conn) error {
 }
 
 // choose picks a kill point of role for a new process: a point no kill has
-// reached yet and no live process is waiting at, if any, so that every
-// point is covered early; else any point of the role.
+// reached yet and no live process is waiting at, if any, to die at its
+// first crossing, so that every point is covered early (a rare point such
+// as after_dlq_write, crossed once per dead job, otherwise could wait past
+// the kill phase); else any point of the role.
 func (o *orch) choose(role string) (Point, int) {
 	pts := PointsOf(role)
 	var fresh []Point
@@ -333,7 +335,9 @@ func (o *orch) choose(role string) (Point, int) {
 		}
 	}
 	if len(fresh) > 0 {
-		pts = fresh
+		p := fresh[o.rng.IntN(len(fresh))]
+		o.assigned[p]++
+		return p, 1
 	}
 	p := pts[o.rng.IntN(len(pts))]
 	o.assigned[p]++

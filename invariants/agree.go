@@ -26,13 +26,42 @@ func (s *Suite) finishConsistency(v *finalView, out *violations) {
 		s.agreeRows(v, out)
 		s.agreeEffects(v, out)
 	}
+	if v.f.EffectsInOrder {
+		s.agreeEffectOrder(v, out)
+	}
 	if v.f.messagesKnown() {
 		s.agreeMessages(v, out)
 	}
+	s.agreeUnknownIDs(v, out)
 	s.agreeDLQ(v, out)
 	s.agreeAudit(v, out)
 	s.agreeCancelled(v, out)
 	s.unansweredFailures(out)
+}
+
+// agreeUnknownIDs asks the system, read in place, for ids the history
+// never issued (zero, and the one after the last of each kind): a job, a
+// row or a message it answers for is one it made up.
+func (s *Suite) agreeUnknownIDs(v *finalView, out *violations) {
+	sys := v.f.sys
+	if sys == nil {
+		return
+	}
+	for _, id := range [2]model.JobID{0, model.JobID(max(s.njobs, 1))} {
+		if _, ok := sys.Job(id); ok {
+			out.add(Consistency, id, fmt.Sprintf("the queue answers for %v, a job the history never enqueued", id))
+		}
+	}
+	for _, id := range [2]model.EventID{0, max(s.outbox.end, s.outbox.base)} {
+		if _, ok := sys.Row(id); ok {
+			out.add(Consistency, 0, fmt.Sprintf("the outbox answers for %v, an event the history never committed", id))
+		}
+	}
+	for _, id := range [2]int64{0, int64(len(s.g.msgs)) + 1} {
+		if _, ok := sys.Message(id); ok {
+			out.add(Consistency, 0, fmt.Sprintf("the broker answers for message %d, which the history never published", id))
+		}
+	}
 }
 
 // agreeCancelled compares the queue's list of cancelled jobs with the
@@ -152,6 +181,44 @@ func (s *Suite) agreeRows(v *finalView, out *violations) {
 	})
 	if committed := int(max(t.end, t.base)) - 1; n < committed {
 		out.add(Consistency, 0, fmt.Sprintf("the outbox holds %d rows, but the history names %d events", n, committed))
+	}
+	if v.f.sys != nil && v.f.sys.Rows() != n {
+		out.add(Consistency, 0, fmt.Sprintf("the outbox counts %d rows, but lists %d", v.f.sys.Rows(), n))
+	}
+}
+
+// agreeEffectOrder compares the consumer's effects read back with the
+// applies of the history one by one, in the order applied: which event,
+// when, and the row it names.
+func (s *Suite) agreeEffectOrder(v *finalView, out *violations) {
+	got, want := v.f.Effects, s.g.applies
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			out.add(Consistency, 0, fmt.Sprintf("the consumer lists %d applied effects; the history applies %v too", len(got), want[i].event), want[i].seq)
+		case i >= len(want):
+			out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history applies only %d", got[i].EventID, i+1, len(want)))
+		case got[i].EventID != want[i].event:
+			out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history's is %v", got[i].EventID, i+1, want[i].event), want[i].seq)
+		default:
+			s.agreeEffect(&got[i], want[i], out)
+			continue
+		}
+		return // one disagreement says it: the rest of the list is shifted
+	}
+}
+
+// agreeEffect compares one effect read back with the apply that made it
+// and the commit of its row.
+func (s *Suite) agreeEffect(e *model.Effect, a applyRec, out *violations) {
+	if e.At != a.at {
+		out.add(Consistency, e.Job, fmt.Sprintf("%v applied at %s in the final state, at %s by the history", e.EventID, millis(e.At), millis(a.at)), a.seq)
+	}
+	if h := s.rowAt(e.EventID); h.sig != 0 && rowSig(e.Key, e.Stage, e.Job) != h.sig {
+		out.add(Consistency, e.Job, fmt.Sprintf("the effect of %v names %v %s stage=%v in the final state, another row by the history", e.EventID, e.Job, e.Key, e.Stage), h.sigSeq, a.seq)
+	}
+	if j := s.known(e.Job); j != nil && j.enqueued && e.Tenant != j.tenant {
+		out.add(Consistency, e.Job, fmt.Sprintf("the effect of %v belongs to tenant %q in the final state, %q by the history", e.EventID, e.Tenant, j.tenant), j.enqSeq, a.seq)
 	}
 }
 

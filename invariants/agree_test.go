@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -331,6 +332,54 @@ func TestAgreeCancelled(t *testing.T) {
 			want: []want{{3, nil, "the queue lists j3 as cancelled job 3; the history cancels only 2 jobs"}}},
 		{name: "listed out of order", history: h, final: list(2, 1),
 			want: []want{{2, []uint64{4}, "the queue lists j2 as cancelled job 1; the history's is j1"}}},
+	})
+}
+
+// TestAgreeEffectsInOrder: agreeEffects, one by one against the applies.
+func TestAgreeEffectsInOrder(t *testing.T) {
+	h := cat(clean(1, 1, 1), clean(2, 2, 5))
+	numbered := hist(h...)
+	var applied []model.Effect // what a correct consumer lists: each apply, in order
+	for _, e := range numbered {
+		if e.Kind == model.EvApply && e.OK {
+			applied = append(applied, model.Effect{EventID: e.EventID, Key: e.Key, Stage: e.Stage, Tenant: e.Tenant, Job: e.Job, At: e.At})
+		}
+	}
+	final := func(edit func(fx []model.Effect) []model.Effect) Final {
+		f := succeeded(1, 2)
+		f.Effects, f.EffectsInOrder = edit(slices.Clone(applied)), true
+		return f
+	}
+	same := func(fx []model.Effect) []model.Effect { return fx }
+	seqOfApply := func(id model.EventID) uint64 {
+		for _, e := range numbered {
+			if e.Kind == model.EvApply && e.EventID == id {
+				return e.Seq
+			}
+		}
+		return 0
+	}
+	first, last := applied[0], applied[len(applied)-1]
+	runTable(t, Consistency, []fixture{
+		{name: "every apply, in order, at its time", history: h, final: final(same)},
+		{name: "an effect stamped with another time", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { fx[0].At += ms; return fx }),
+			want:  []want{{1, []uint64{seqOfApply(first.EventID)}, fmt.Sprintf("e1 applied at %s in the final state, at %s by the history", millis(first.At+ms), millis(first.At))}}},
+		{name: "two effects listed out of order", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { fx[0], fx[1] = fx[1], fx[0]; return fx }),
+			want:  []want{{1, []uint64{seqOfApply(first.EventID)}, "the consumer lists e2 as applied effect 1; the history's is e1"}}},
+		{name: "the last effect missing", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { return fx[:len(fx)-1] }),
+			want:  []want{{0, []uint64{seqOfApply(last.EventID)}, "the consumer lists 7 applied effects; the history applies e8 too"}}},
+		{name: "an effect the history never applied", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { return append(fx, fx[0]) }),
+			want:  []want{{1, nil, "the consumer lists e1 as applied effect 9; the history applies only 8"}}},
+		{name: "an effect naming another row", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { fx[1].Stage = model.StageReview; return fx }),
+			want:  []want{{1, []uint64{6, seqOfApply(applied[1].EventID)}, "the effect of e2 names j1 acme:d1:v1 stage=review in the final state, another row by the history"}}},
+		{name: "an effect of another tenant", history: h,
+			final: final(func(fx []model.Effect) []model.Effect { fx[2].Tenant = "globex"; return fx }),
+			want:  []want{{1, []uint64{1, seqOfApply(applied[2].EventID)}, `the effect of e3 belongs to tenant "globex" in the final state, "acme" by the history`}}},
 	})
 }
 

@@ -10,7 +10,7 @@ import (
 // Circuit breaker (seed 003), replayed by a reference of the oracle's own
 // over the attempt outcomes the history shows (an ack is a success; a
 // failure the queue decided on — retry, dead letter or cancel — is a
-// failure): closed → open when the failures among the last Window outcomes
+// failure, except a call cut at its job's deadline, which is neither): closed → open when the failures among the last Window outcomes
 // reach the threshold (after MinSamples); no lease while open; half-open
 // only after the cool-down, with at most Canaries leases per round; closed
 // after Canaries successes, open again at a failure. The model announces a
@@ -229,6 +229,15 @@ func (b *breakerRef) newRound(at model.Time, c model.BreakerConfig) {
 // breaker admitted it, then gave its slot back.
 func (s *Suite) breakerAtLease(e *model.Event) {
 	s.brk.newRound(e.At, s.cfg.Model.Breaker)
+}
+
+// breakerCut follows an attempt cut at its job's deadline: not an outcome
+// of the work, so no sample; a canary gives its slot back.
+func (s *Suite) breakerCut(e *model.Event) {
+	if b := &s.brk; b.state == model.HalfOpen && b.admitted > 0 {
+		b.admitted--
+		b.halfLeases--
+	}
 }
 
 // breakerRefusal judges a lease the breaker refused (a lease event with

@@ -63,6 +63,24 @@ func crashedCanary() []model.Event {
 
 func TestBreaker(t *testing.T) {
 	one1, two := breakerCfg(1), breakerCfg(2)
+	// cutCfg: j1's deadline (enqueued at 1ms) falls just after the first
+	// canary's lease at 30009ms.
+	cutCfg := breakerCfg(1)
+	cutCfg.Model.Deadline = 30009 * ms
+	cutHalfOpen := func() []model.Event {
+		h := halfOpen()
+		for i := range h {
+			if h[i].Kind == model.EvEnqueue {
+				h[i].N = cutCfg.Model.Deadline
+			}
+		}
+		return h
+	}
+	cancelledAnd := func(cut, done model.JobID) Final {
+		f := succeeded(done)
+		f.Jobs = append(f.Jobs, model.Job{ID: cut, Tenant: "acme", Key: key(cut), State: model.Cancelled})
+		return f
+	}
 	runOracle(t, Breaker, []fixture{
 		{name: "closed, open, half-open, closed", cfg: one1, history: cycle(), final: succeeded(1, 2)},
 		{name: "a failed canary opens it again", cfg: one1, history: reopened(), final: succeeded(2, 1)},
@@ -71,6 +89,15 @@ func TestBreaker(t *testing.T) {
 			history: cat(halfOpen(), from(30009*ms, cat(one(lease(1, 3, 2), lease(2, 4, 2)), stages(1, 3, 1), closing(2, 4, 5),
 				delivered(1, 1), delivered(2, 5))...)),
 			final: succeeded(1, 2)},
+		// breakerCut
+		{name: "a canary cut at its deadline gives its slot back", cfg: cutCfg,
+			history: cat(cutHalfOpen(), one(at(30009*ms, lease(1, 3, 2)), at(30010*ms, failed(1, 3, model.CodeDeadlineExceeded)),
+				at(30010*ms, cancelled(1, 3)), at(30010*ms, lease(2, 4, 2))), from(30011*ms, cat(closing(2, 4, 1), delivered(2, 1))...)),
+			final: cancelledAnd(1, 2)},
+		{name: "a canary cut at its deadline opens it", cfg: cutCfg,
+			history: cat(cutHalfOpen(), one(at(30009*ms, lease(1, 3, 2)), at(30010*ms, failed(1, 3, model.CodeDeadlineExceeded)),
+				at(30010*ms, breakerTo(model.Open)), at(30010*ms, cancelled(1, 3)))),
+			want: []want{{0, []uint64{9, 13}, "breaker went open with no attempt outcome to cause it"}}},
 		// breakerEvent
 		{name: "closed to half-open", cfg: one1,
 			history: one(breakerTo(model.HalfOpen)),

@@ -25,18 +25,22 @@ type Final struct {
 	// system stores, so the read-back compares them all with the history;
 	// otherwise only the jobs' states are compared.
 	Full bool
+	// EffectsInOrder says Effects lists every applied effect in the order
+	// applied, each with its time, so each is compared with its apply in
+	// the history (hand-built finals list them by job).
+	EffectsInOrder bool
 
-	// sys, set by FinalOf, stands for Jobs, Rows, Effects and Messages: the
-	// checks read them from the system in place, since copying every job,
-	// row and effect of a large run would double its memory at the very end.
+	// sys, set by FinalOf, stands for Jobs, Rows and Messages: the checks
+	// read them from the system in place, since copying every job and row
+	// of a large run would double its memory at the very end.
 	sys *model.System
 }
 
-// FinalOf returns the final state of s. The DLQ and the audit log are
-// copied; jobs, rows, effects and messages are read from s by
+// FinalOf returns the final state of s. The effects, the DLQ and the
+// audit log are copied; jobs, rows and messages are read from s by
 // [Suite.Finish], so s must not change until Finish has returned.
 func FinalOf(s *model.System) Final {
-	f := Final{DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, sys: s} // both return copies
+	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, EffectsInOrder: true, sys: s} // all three return copies
 	f.Cancelled = make([]model.JobID, s.CancelledJobs())
 	for i := range f.Cancelled {
 		f.Cancelled[i] = s.CancelledJob(i)
@@ -89,10 +93,6 @@ func (f *Final) eachRow(fn func(r *model.OutboxRow)) {
 
 // eachEffect calls fn with the job and stage of every applied effect.
 func (f *Final) eachEffect(fn func(job model.JobID, st model.Stage)) {
-	if f.sys != nil {
-		f.sys.EachEffect(fn)
-		return
-	}
 	for i := range f.Effects {
 		fn(f.Effects[i].Job, f.Effects[i].Stage)
 	}

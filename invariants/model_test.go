@@ -1,6 +1,8 @@
 package invariants
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +32,7 @@ type harness struct {
 	sys   *model.System
 	suite *Suite
 	seq   uint64
+	drop  func(e *model.Event) bool // events the history does not get (nil: none)
 }
 
 func newHarness(t *testing.T, variant string) *harness {
@@ -45,6 +48,9 @@ func newHarness(t *testing.T, variant string) *harness {
 
 // Record numbers events as the simulator's recorder does.
 func (h *harness) Record(e *model.Event) {
+	if h.drop != nil && h.drop(e) {
+		return
+	}
 	h.seq++
 	e.Seq = h.seq
 	h.suite.Record(e)
@@ -152,7 +158,7 @@ func (h *harness) finish() []Violation {
 
 // copyFinal copies every job, row, effect and message of s into a Final.
 func copyFinal(s *model.System) Final {
-	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, Messages: []model.Message{}}
+	f := Final{Effects: s.Effects(), EffectsInOrder: true, DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, Messages: []model.Message{}}
 	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
 	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
 		r, _ := s.Row(id)
@@ -163,6 +169,41 @@ func copyFinal(s *model.System) Final {
 		f.Messages = append(f.Messages, m)
 	}
 	return f
+}
+
+// TestAgreeUnknownIDs: agreeUnknownIDs asks the system for the ids after
+// the history's last. A system that answers for them made them up — here,
+// one whose second job's events never reached the history.
+func TestAgreeUnknownIDs(t *testing.T) {
+	probes := func(drop func(e *model.Event) bool) []string {
+		h := newHarness(t, "correct")
+		h.drop = drop
+		for _, doc := range []string{"d1", "d2"} {
+			h.enqueue("acme", doc)
+			h.work(w0, h.lease(w0))
+		}
+		h.relay()
+		h.suite.Drained(true)
+		var out []string
+		for _, v := range h.suite.Finish(FinalOf(h.sys)) {
+			if strings.Contains(v.Message, "answers for") {
+				out = append(out, v.Message)
+			}
+		}
+		return out
+	}
+	if got := probes(nil); len(got) != 0 {
+		t.Fatalf("the whole history: %q", got)
+	}
+	got := probes(func(e *model.Event) bool { return e.Job == 2 })
+	want := []string{
+		"the queue answers for j2, a job the history never enqueued",
+		"the outbox answers for e5, an event the history never committed",
+		"the broker answers for message 6, which the history never published",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("job 2 left out of the history: got\n%q\nwant\n%q", got, want)
+	}
 }
 
 func TestModelCorrectDesignIsClean(t *testing.T) {

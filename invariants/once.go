@@ -27,7 +27,11 @@ type onceState struct {
 // applyOnce checks an applied effect against the earlier ones of its key
 // and of its job.
 func (s *Suite) applyOnce(e *model.Event, j *job) {
-	if !e.OK || !e.HasStage {
+	if !e.OK {
+		return
+	}
+	s.g.applies = append(s.g.applies, applyRec{event: e.EventID, at: e.At, seq: e.Seq})
+	if !e.HasStage {
 		return
 	}
 	o := s.ownerOf(e.Key, j) // one lookup serves the check and the update

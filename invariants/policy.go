@@ -70,6 +70,10 @@ func (s *Suite) workFailed(e *model.Event, j *job) {
 		}
 	}
 	j.sh.failOpen = true
+	if e.Code == model.CodeDeadlineExceeded && j.deadline > 0 && e.At < j.deadline {
+		s.report(BoundedRetries, e.Job, fmt.Sprintf("%v failed with %v at %s, before its deadline %s: the policy cancels a job that could still succeed",
+			e.Job, e.Code, millis(e.At), millis(j.deadline)), j.deadlineSeq(), e.Seq)
+	}
 	if j.sh.revived != 0 && (permanent(e.Code) || e.Code == model.CodeProviderRateLimited) {
 		j.sh.excuse = e.Seq
 	}
@@ -164,7 +168,11 @@ func (s *Suite) cancelPolicy(e *model.Event, j *job) {
 		s.disagree(e.Job, fmt.Sprintf("%v cancelled by %v with no failure reported under fence %d", e.Job, e.Actor, e.Fence), j.lease.seq, e.Seq)
 		return
 	}
-	s.breakerOutcome(e, true)
+	if f.code == model.CodeDeadlineExceeded {
+		s.breakerCut(e)
+	} else {
+		s.breakerOutcome(e, true)
+	}
 	j.decide(e)
 	out, reason := s.policyOutcome(j, f.code)
 	if out == expectCancel {

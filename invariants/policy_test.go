@@ -300,6 +300,19 @@ func TestPolicyResumed(t *testing.T) {
 	})
 }
 
+// TestPolicyCutAtDeadline: workFailed. A worker's call runs under the
+// job's deadline; a failure of the cancelled class before that deadline
+// cancels a job that could still succeed.
+func TestPolicyCutAtDeadline(t *testing.T) {
+	runOracle(t, BoundedRetries, []fixture{
+		{name: "a call cut at the deadline, then cancelled",
+			history: cat(one(enqueue(1), lease(1, 1, 1)), from(deadline+ms, failed(1, 1, model.CodeDeadlineExceeded), cancelled(1, 1)))},
+		{name: "a call cut before the deadline",
+			history: cat(one(enqueue(1), lease(1, 1, 1)), from(deadline, failed(1, 1, model.CodeDeadlineExceeded), cancelled(1, 1))),
+			want:    []want{{1, []uint64{1, 3}, "j1 failed with deadline_exceeded at 900000ms, before its deadline 900001ms: the policy cancels a job that could still succeed"}}},
+	})
+}
+
 // TestPolicyCheckpointed: checkpointed.
 func TestPolicyCheckpointed(t *testing.T) {
 	noReview := cat(one(enqueue(1), lease(1, 1, 1)), stages(1, 1, 1)[:6], one(ack(1, 1)))
@@ -327,9 +340,9 @@ func TestPolicyRegressions(t *testing.T) {
 		{bug: "cancelPolicy: a failure of the cancelled class (CodeDeadlineExceeded, model.Classify) is cancelled at once by model.Decide, " +
 			"but policyOutcome treats it as transient: a legitimate cancel is reported as 'any retry would still start before its deadline'",
 			inv: BoundedRetries, fixture: fixture{name: "a deadline-exceeded failure cancelled",
-				history: one(enqueue(1), lease(1, 1, 1), failed(1, 1, model.CodeDeadlineExceeded), cancelled(1, 1))}},
+				history: cat(one(enqueue(1), lease(1, 1, 1)), from(deadline+ms, failed(1, 1, model.CodeDeadlineExceeded), cancelled(1, 1)))}},
 		{bug: "cancelPolicy: the same, on the last attempt: reported as 'the policy dead-letters it (max_attempts_exceeded)'",
 			inv: BoundedRetries, fixture: fixture{name: "a deadline-exceeded failure on the last attempt cancelled",
-				history: cat(spent(), one(failed(1, 3, model.CodeDeadlineExceeded), cancelled(1, 3)))}},
+				history: cat(spent(), from(deadline+ms, failed(1, 3, model.CodeDeadlineExceeded), cancelled(1, 3)))}},
 	})
 }

@@ -74,6 +74,14 @@ type global struct {
 	prev     prevEvent   // the last refusal recorded (an event not OK)
 	prevSeq  uint64      // the event just recorded
 	cancels  []cancelRec // the jobs cancelled, in order
+	applies  []applyRec  // the effects applied, in order
+}
+
+// applyRec is one effect the consumer applied, as the history tells it.
+type applyRec struct {
+	event model.EventID
+	at    model.Time
+	seq   uint64
 }
 
 // cancelRec is one cancel the history records.
@@ -146,12 +154,12 @@ type askedDeadline struct {
 
 // resetGlobal empties the shared account, keeping its storage.
 func (g *global) reset() {
-	msgs, asked, cancels := g.msgs[:0], g.asked, g.cancels[:0]
+	msgs, asked, cancels, applies := g.msgs[:0], g.asked, g.cancels[:0], g.applies[:0]
 	clear(asked)
 	if asked == nil {
 		asked = map[string]askedDeadline{}
 	}
-	*g = global{msgs: msgs, asked: asked, cancels: cancels}
+	*g = global{msgs: msgs, asked: asked, cancels: cancels, applies: applies}
 }
 
 // disagree reports a number the system computed that the oracle computes

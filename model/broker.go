@@ -144,12 +144,3 @@ func (s *System) Effects() []Effect {
 	}
 	return out
 }
-
-// EachEffect calls f with the job and stage of every applied effect, in
-// order, without building the [Effect] values.
-func (s *System) EachEffect(f func(job JobID, st Stage)) {
-	for i := range s.consumer.effects.len() {
-		row := s.outbox.rows.at(int(s.consumer.effects.at(i).event - 1))
-		f(row.job, row.stage)
-	}
-}

@@ -246,9 +246,9 @@ func TestCrashAfterCommitBeforeAckYieldsOneReview(t *testing.T) {
 	}
 }
 
-// EachRow and EachEffect walk what Row and Effects return, in order, over
-// two tenants (rows name their tenant by index) and a dual write.
-func TestEachRowAndEffectMatchTheCopies(t *testing.T) {
+// EachRow walks what Row returns, in order, and Effects names each effect's
+// row, over two tenants (rows name their tenant by index).
+func TestEachRowAndEffectsMatchTheRows(t *testing.T) {
 	h := newSys(t)
 	relay, consumer := model.Actor{Role: model.RoleRelay}, model.Actor{Role: model.RoleConsumer}
 	for _, tenant := range []string{"acme", "globex", "acme"} {
@@ -281,14 +281,12 @@ func TestEachRowAndEffectMatchTheCopies(t *testing.T) {
 		}
 	}
 	effects := h.sys.Effects()
-	i := 0
-	h.sys.EachEffect(func(job model.JobID, st model.Stage) {
-		if e := effects[i]; e.Job != job || e.Stage != st || e.Tenant != rows[i].Tenant {
-			t.Fatalf("effect %d: EachEffect %v %v, Effects %+v", i, job, st, e)
+	if len(effects) != 8 {
+		t.Fatalf("Effects gave %d effects, want 8", len(effects))
+	}
+	for i, e := range effects {
+		if r := rows[i]; e.EventID != r.EventID || e.Job != r.Job || e.Stage != r.Stage || e.Key != r.Key || e.Tenant != r.Tenant {
+			t.Fatalf("effect %d: %+v, its row %+v", i, e, r)
 		}
-		i++
-	})
-	if i != len(effects) || i != 8 {
-		t.Fatalf("EachEffect gave %d effects, Effects %d, want 8", i, len(effects))
 	}
 }

@@ -380,7 +380,15 @@ func (s *System) Fail(actor Actor, id JobID, fence uint64, cause error) (Decisio
 		return Decision{}, err
 	}
 	now := s.Now()
-	s.breaker.report(s, now, true)
+	if Classify(cause) == CancelledClass {
+		// A call cut at the job's own deadline says nothing of the work's
+		// health: no sample, and a canary's slot goes back (counting it a
+		// failure lets a backlog open the breaker, which lets more jobs
+		// reach their deadlines: a cancellation storm).
+		s.breaker.release()
+	} else {
+		s.breaker.report(s, now, true)
+	}
 	j.LastCode = codeOf(cause)
 	d := s.design.Decide(s.cfg.Retry, j, cause, now, s.rnd)
 	switch d.Outcome {

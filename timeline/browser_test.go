@@ -300,13 +300,13 @@ func checkKeys(t *testing.T, p *browser.Page, k int, res *sim.Result) {
 }
 
 // TestHundredThousandEvents loads a run of about 100,000 events (seed 3
-// of the standard workload with 5,100 documents: 102,029 events) and
+// of the standard workload with 3,700 documents: 102,958 events) and
 // checks the page stays responsive: it draws, zooms, filters and answers.
 // It reports the page's size and times (run with -v to see them);
 // speed targets go in benchmarks, not here.
 func TestHundredThousandEvents(t *testing.T) {
 	cfg := sim.DefaultConfig()
-	cfg.Docs, cfg.KeepTrace = 5100, true
+	cfg.Docs, cfg.KeepTrace = 3700, true
 	res, err := sim.Run(cfg, 3)
 	if err != nil {
 		t.Fatal(err)
