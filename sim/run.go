@@ -29,9 +29,12 @@ type Result struct {
 	Publishes    int32 // broker publishes (where broker faults can strike)
 	Commits      int32 // outbox commits (where an ambiguous commit can strike)
 	Drained      bool
-	End          model.Time
-	DLQ          []model.Envelope   // the dead-letter queue at the end of the run
-	Audit        []model.AuditEntry // the operators' audit log at the end of the run
+	// LineKinds are the kinds of line the trace shows: bit k of [1] an
+	// accepted event of kind k, of [0] one not OK (a refusal, a skip).
+	LineKinds [2]uint64
+	End       model.Time
+	DLQ       []model.Envelope   // the dead-letter queue at the end of the run
+	Audit     []model.AuditEntry // the operators' audit log at the end of the run
 }
 
 // Failed reports whether any invariant was violated.
@@ -395,7 +398,7 @@ func (r *run) result() *Result {
 		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Steps: r.sched.Steps(), Hash: r.rec.hash,
 		Trace: r.rec.trace, History: r.rec.history,
 		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
-		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, End: r.now(),
+		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, End: r.now(),
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
 	res.Crossings = r.crossings

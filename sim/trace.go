@@ -53,6 +53,7 @@ type recorder struct {
 	metrics *metricsRecorder
 	scratch model.Event   // the simulator's own events, reused
 	backend *backendState // nil: the model alone (Config.Backend unset)
+	kinds   [2]uint64     // Result.LineKinds
 }
 
 // hashSeed starts the trace hash (FNV-1a's offset basis).
@@ -135,6 +136,11 @@ func tailWord(s string) uint64 {
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
 	r.Add(e)
+	if e.OK {
+		r.kinds[1] |= 1 << e.Kind
+	} else {
+		r.kinds[0] |= 1 << e.Kind
+	}
 	if r.keep {
 		r.trace = append(r.trace, string(r.Line(e)))
 		r.history = append(r.history, *e)

@@ -111,11 +111,11 @@ func exposure(name string, rep *sim.ExhaustiveReport) mutantRow {
 	}
 	for _, b := range model.Boundaries() {
 		if rep.Exposing[b] > 0 {
-			row.Exposing = append(row.Exposing, fmt.Sprintf("%s (%s)", b, counted(rep.Exposing[b], "plan")))
+			row.Exposing = append(row.Exposing, fmt.Sprintf("%s (%s)", b, sim.Counted(rep.Exposing[b], "plan")))
 		}
 	}
 	if rep.Failures > 0 && len(row.Exposing) == 0 {
-		row.Exposing = []string{fmt.Sprintf("(%s, by faults at no boundary)", counted(rep.Failures, "plan"))}
+		row.Exposing = []string{fmt.Sprintf("(%s, by faults at no boundary)", sim.Counted(rep.Failures, "plan"))}
 	}
 	row.Caught = rep.Failures > 0
 	if !row.Caught {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/durasim/durasim/reports"
 	"github.com/durasim/durasim/scenarios"
+	"github.com/durasim/durasim/sim"
 )
 
 // cmdReport is `durasim report [-out DIR] [-lang pt-BR|en] [-scenario NAME]`:
@@ -64,21 +65,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s %-22s %d/%d checks\n", mark, b.Scenario.Name, held, total)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%s, %s) to %s in %.1fs\n", counted(len(files), "file"),
-		counted(len(built), "scenario"), counted(len(langs), "language"), *out, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s (%s, %s) to %s in %.1fs\n", sim.Counted(len(files), "file"),
+		sim.Counted(len(built), "scenario"), sim.Counted(len(langs), "language"), *out, time.Since(start).Seconds())
 	if failed > 0 {
-		fmt.Fprintf(stdout, "%s do not hold: see their reports\n", counted(failed, "scenario"))
+		fmt.Fprintf(stdout, "%s do not hold: see their reports\n", sim.Counted(failed, "scenario"))
 		return errViolation
 	}
 	return nil
-}
-
-// counted is n and its noun, plural unless n is 1: "1 scenario", "2 files".
-func counted(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // buildAll builds the scenarios on every core; the result keeps the

@@ -102,11 +102,6 @@ func parseShard(s string) (i, n uint64, err error) {
 	return i, n, nil
 }
 
-// replayedSeeds is how many of its first seeds a sweep replays at the end
-// (sim.Replicate): enough for most event kinds to show up in the traces it
-// reads back, a few milliseconds in all.
-const replayedSeeds = 4
-
 // sweep runs every seed, prints the summary (text, or JSON lines) and, for
 // the first failing seed, the shrunk counterexample and the commands that
 // reproduce it. Results are folded in seed order whatever -parallel is.
@@ -117,13 +112,9 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	sum := sim.NewSummary(design.Name)
 	bar := newProgress(stderr, len(seeds))
 	enc := json.NewEncoder(stdout)
-	var firstHashes []uint64 // of the seeds the sweep replays at the end
-	var firstEvents uint64
+	picked := sim.SweepRoundTrip() // the seeds the sweep replays at the end
 	err := runOrdered(cfg, seeds, s.parallel, func(res *sim.Result) {
-		if sum.Seeds < replayedSeeds {
-			firstHashes = append(firstHashes, res.Hash)
-			firstEvents += res.Events
-		}
+		picked.Add(res)
 		sum.Add(res)
 		if s.json && res.Failed() {
 			_ = enc.Encode(newViolationLine(cfg, design, res))
@@ -134,15 +125,12 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	for i, h := range firstHashes {
-		if err := sim.Replicate(cfg, seeds[i], h); err != nil {
-			return &exitError{code: 1, err: err}
-		}
+	if err := picked.Verify(cfg); err != nil {
+		return &exitError{code: 1, err: err}
 	}
 	if !s.json {
 		sum.Write(stdout, design)
-		fmt.Fprintf(stdout, "replayed    the first %s with their traces kept (%d lines, each read back into its event) and from their printed replay commands: same hashes\n",
-			counted(len(firstHashes), "seed"), firstEvents)
+		fmt.Fprintf(stdout, "replayed    %s\n", picked)
 	}
 	var sh *sim.Shrunk
 	if sum.First != nil {

@@ -56,8 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	design, _ := model.LookupDesign(cfg.Variant)
 	sum := sim.NewSummary(design.Name)
 	rn := sim.NewRunner()
-	var firstHashes []uint64 // of the seeds replayed at the end, as the CLI's sweep does
-	var firstEvents uint64
+	picked := sim.SweepRoundTrip() // the seeds replayed at the end, as the CLI's sweep does
 	for seed := lo; ; seed++ {
 		res, err := rn.Run(cfg, seed)
 		if err != nil {
@@ -68,27 +67,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "violation seed %d: %s\n", seed, res.Violations[0])
 			return 1
 		}
-		if len(firstHashes) < replayedSeeds {
-			firstHashes = append(firstHashes, res.Hash)
-			firstEvents += res.Events
-		}
+		picked.Add(res)
 		sum.Add(res)
 		if seed == hi {
 			break
 		}
 	}
-	// As the CLI's sweep: its first seeds again with their traces kept
+	// As the CLI's sweep: the picked seeds again with their traces kept
 	// (each line read back into its event) and from their printed replay
 	// commands, the same hashes.
-	for i, h := range firstHashes {
-		if err := sim.Replicate(cfg, lo+uint64(i), h); err != nil {
-			fmt.Fprintf(stdout, "replicate: %v\n", err)
-			return 1
-		}
+	if err := picked.Verify(cfg); err != nil {
+		fmt.Fprintf(stdout, "replicate: %v\n", err)
+		return 1
 	}
 	sum.Write(stdout, design)
-	fmt.Fprintf(stdout, "replayed    the first %s with their traces kept (%d lines, each read back into its event) and from their printed replay commands: same hashes\n",
-		counted(len(firstHashes), "seed"), firstEvents)
+	fmt.Fprintf(stdout, "replayed    %s\n", picked)
 	if cat.hi == 0 {
 		return 0
 	}
@@ -131,17 +124,6 @@ func catalogue(rn *sim.Runner, cfg sim.Config, r seedRange, stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stdout, "catalogue   all %d naive variants caught in seeds %d:%d\n", len(names), r.lo, r.hi)
 	return 0
-}
-
-// replayedSeeds is how many of its first seeds the CLI's sweep replays at
-// the end (cmd/durasim/sweep.go).
-const replayedSeeds = 4
-
-func counted(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // parse reads the flags into the CLI's configuration for `run -seeds`.
