@@ -36,6 +36,7 @@ func (s *Suite) finishConsistency(v *finalView, out *violations) {
 	s.agreeDLQ(v, out)
 	s.agreeAudit(v, out)
 	s.agreeCancelled(v, out)
+	s.agreeQuarantined(v, out)
 	s.unansweredFailures(out)
 }
 
@@ -83,6 +84,37 @@ func (s *Suite) agreeCancelled(v *finalView, out *violations) {
 			continue
 		}
 		return // one disagreement says it: the rest of the list is shifted
+	}
+}
+
+// agreeQuarantined compares the queue's list of the entries awaiting a
+// decision with the history's: the jobs dead-lettered, in the order of
+// their first DLQ write, that are still dead and whose entry no redrive or
+// reprocess resolved.
+func (s *Suite) agreeQuarantined(v *finalView, out *violations) {
+	if v.f.Quarantined == nil {
+		return
+	}
+	got := v.f.Quarantined
+	i := 0
+	for _, id := range s.g.dlqOrder {
+		j := s.known(id)
+		if j == nil || j.sh.dlqResolved || j.state != model.Dead {
+			continue
+		}
+		switch {
+		case i >= len(got):
+			out.add(Consistency, id, fmt.Sprintf("the queue lists %d jobs awaiting a DLQ decision; the history's %v awaits one too", len(got), id), j.sh.dlq.seq)
+		case got[i] != id:
+			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as DLQ entry %d awaiting a decision; the history's is %v", got[i], i+1, id), j.sh.dlq.seq)
+		default:
+			i++
+			continue
+		}
+		return // one disagreement says it: the rest of the list is shifted
+	}
+	if i < len(got) {
+		out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as awaiting a DLQ decision; by the history it does not (%d await one)", got[i], i))
 	}
 }
 

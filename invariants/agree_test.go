@@ -335,6 +335,27 @@ func TestAgreeCancelled(t *testing.T) {
 	})
 }
 
+// TestAgreeQuarantined: agreeQuarantined. Jobs 1, 2 and 3 are
+// dead-lettered in that order; job 2 is redriven (no longer dead).
+func TestAgreeQuarantined(t *testing.T) {
+	h := cat(one(enqueue(1), enqueue(2), enqueue(3), lease(1, 1, 1)), failDead(1, 1, model.CodePermanentError),
+		one(lease(2, 2, 1)), failDead(2, 2, model.CodePermanentError), one(lease(3, 3, 1)), failDead(3, 3, model.CodePermanentError),
+		one(redrive(2)))
+	list := func(ids ...model.JobID) Final { return Final{Quarantined: append([]model.JobID{}, ids...)} }
+	runTable(t, Consistency, []fixture{
+		{name: "the dead jobs awaiting a decision, in DLQ order", history: h, final: list(1, 3), undrained: true},
+		{name: "not read back", history: h, undrained: true},
+		{name: "an entry missing from the list", history: h, final: list(1), undrained: true,
+			want: []want{{3, []uint64{14}, "the queue lists 1 jobs awaiting a DLQ decision; the history's j3 awaits one too"}}},
+		{name: "a redriven job listed", history: h, final: list(1, 2, 3), undrained: true,
+			want: []want{{2, []uint64{14}, "the queue lists j2 as DLQ entry 2 awaiting a decision; the history's is j3"}}},
+		{name: "a job listed after every entry", history: h, final: list(1, 3, 2), undrained: true,
+			want: []want{{2, nil, "the queue lists j2 as awaiting a DLQ decision; by the history it does not (2 await one)"}}},
+		{name: "listed out of order", history: h, final: list(3, 1), undrained: true,
+			want: []want{{3, []uint64{6}, "the queue lists j3 as DLQ entry 1 awaiting a decision; the history's is j1"}}},
+	})
+}
+
 // TestAgreeEffectsInOrder: agreeEffects, one by one against the applies.
 func TestAgreeEffectsInOrder(t *testing.T) {
 	h := cat(clean(1, 1, 1), clean(2, 2, 5))

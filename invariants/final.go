@@ -20,6 +20,10 @@ type Final struct {
 	// Cancelled is the queue's list of the jobs it cancelled, in the order
 	// it cancelled them (what an operator browses); nil: not read back.
 	Cancelled []model.JobID
+	// Quarantined is the queue's list of the jobs whose DLQ entry awaits
+	// an operator's decision (what an operator browses); nil: not read
+	// back.
+	Quarantined []model.JobID
 	End       model.Time // when the run ended
 	// Full says every job, row and message is listed with every field the
 	// system stores, so the read-back compares them all with the history;
@@ -45,6 +49,7 @@ func FinalOf(s *model.System) Final {
 	for i := range f.Cancelled {
 		f.Cancelled[i] = s.CancelledJob(i)
 	}
+	f.Quarantined = append([]model.JobID{}, s.Quarantined()...)
 	return f
 }
 

@@ -159,6 +159,7 @@ func (h *harness) finish() []Violation {
 // copyFinal copies every job, row, effect and message of s into a Final.
 func copyFinal(s *model.System) Final {
 	f := Final{Effects: s.Effects(), EffectsInOrder: true, DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, Messages: []model.Message{}}
+	f.Quarantined = append([]model.JobID{}, s.Quarantined()...)
 	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
 	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
 		r, _ := s.Row(id)

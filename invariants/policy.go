@@ -226,6 +226,9 @@ func (s *Suite) dlqPolicy(e *model.Event, j *job) {
 		s.disagree(e.Job, fmt.Sprintf("%v DLQ entry says %d attempts and %d tokens, the history counts %d and %d",
 			e.Job, e.N, e.N2, j.sh.attempts, j.work.tokens), e.Seq)
 	}
+	if j.sh.dlq.seq == 0 { // the first entry of the job: a DLQ lists entries in this order
+		s.g.dlqOrder = append(s.g.dlqOrder, e.Job)
+	}
 	j.sh.dlq = dlqRecord{seq: e.Seq, reason: e.Code, attempts: j.sh.attempts, tokens: j.work.tokens, paths: paths, ref: ref, work: work}
 	j.sh.dlqResolved = false
 }

@@ -75,6 +75,7 @@ type global struct {
 	prevSeq  uint64      // the event just recorded
 	cancels  []cancelRec // the jobs cancelled, in order
 	applies  []applyRec  // the effects applied, in order
+	dlqOrder []model.JobID // the jobs dead-lettered, in the order of their first DLQ write
 }
 
 // applyRec is one effect the consumer applied, as the history tells it.
@@ -154,12 +155,12 @@ type askedDeadline struct {
 
 // resetGlobal empties the shared account, keeping its storage.
 func (g *global) reset() {
-	msgs, asked, cancels, applies := g.msgs[:0], g.asked, g.cancels[:0], g.applies[:0]
+	msgs, asked, cancels, applies, dlqOrder := g.msgs[:0], g.asked, g.cancels[:0], g.applies[:0], g.dlqOrder[:0]
 	clear(asked)
 	if asked == nil {
 		asked = map[string]askedDeadline{}
 	}
-	*g = global{msgs: msgs, asked: asked, cancels: cancels, applies: applies}
+	*g = global{msgs: msgs, asked: asked, cancels: cancels, applies: applies, dlqOrder: dlqOrder}
 }
 
 // disagree reports a number the system computed that the oracle computes
