@@ -24,7 +24,7 @@ type Final struct {
 	// an operator's decision (what an operator browses); nil: not read
 	// back.
 	Quarantined []model.JobID
-	End       model.Time // when the run ended
+	End         model.Time // when the run ended
 	// Full says every job, row and message is listed with every field the
 	// system stores, so the read-back compares them all with the history;
 	// otherwise only the jobs' states are compared.

@@ -69,12 +69,12 @@ type global struct {
 	asked    map[string]askedDeadline // key → the deadline its latest request asked for
 	quiesce  uint64                   // the phase event that stopped the faults (0: not yet)
 	quietAt  model.Time
-	pass     prunePass   // the relay's prune pass under way
-	lastEnq  enqRecord   // the queue's record of the latest enqueue request
-	prev     prevEvent   // the last refusal recorded (an event not OK)
-	prevSeq  uint64      // the event just recorded
-	cancels  []cancelRec // the jobs cancelled, in order
-	applies  []applyRec  // the effects applied, in order
+	pass     prunePass     // the relay's prune pass under way
+	lastEnq  enqRecord     // the queue's record of the latest enqueue request
+	prev     prevEvent     // the last refusal recorded (an event not OK)
+	prevSeq  uint64        // the event just recorded
+	cancels  []cancelRec   // the jobs cancelled, in order
+	applies  []applyRec    // the effects applied, in order
 	dlqOrder []model.JobID // the jobs dead-lettered, in the order of their first DLQ write
 }
 
