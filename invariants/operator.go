@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -92,7 +93,9 @@ func (s *Suite) reprocess(e *model.Event, j *job) {
 
 // operatorRefusal checks the reason a redrive or reprocess was refused for
 // the job's state by the history: a cancelled job is terminal, any other
-// job but a dead one is not in the DLQ.
+// job but a dead one is not in the DLQ, and a dead job at the largest
+// operationVersion has no next version to be reprocessed at (an invalid
+// key; refused before the rate limit, after the operator check).
 func (s *Suite) operatorRefusal(e *model.Event, j *job) {
 	if j == nil || !j.enqueued {
 		return
@@ -103,9 +106,19 @@ func (s *Suite) operatorRefusal(e *model.Event, j *job) {
 		want = model.CodeCancelledTerminal
 	case j.state != model.Dead:
 		want = model.CodeNotDead
+	case e.Kind == model.EvReprocess && j.version >= math.MaxInt32 && e.Code != model.CodeMissingOperator:
+		want = model.CodeInvalidKey
 	}
-	if (e.Code == model.CodeCancelledTerminal || e.Code == model.CodeNotDead || want != model.CodeNone) && e.Code != want {
-		s.disagree(e.Job, fmt.Sprintf("%v of %v refused as %v, but the history has the job %v", e.Kind, e.Job, e.Code, j.state), j.lastSeq, e.Seq)
+	known := e.Code == model.CodeCancelledTerminal || e.Code == model.CodeNotDead || e.Code == model.CodeInvalidKey
+	if (known || want != model.CodeNone) && e.Code != want {
+		why := ""
+		switch {
+		case want == model.CodeInvalidKey:
+			why = fmt.Sprintf(" at v%d, the largest operationVersion: no next version (%v)", j.version, want)
+		case e.Code == model.CodeInvalidKey && j.state == model.Dead:
+			why = fmt.Sprintf(" at v%d, which has a next version", j.version)
+		}
+		s.disagree(e.Job, fmt.Sprintf("%v of %v refused as %v, but the history has the job %v%s", e.Kind, e.Job, e.Code, j.state, why), j.lastSeq, e.Seq)
 	}
 }
 

@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"math"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -119,6 +120,16 @@ func TestOperatorRefusalReasons(t *testing.T) {
 		e.N, e.N2, e.HasStage = 0, 0, false
 		return e
 	}
+	reprocessOf := func(j model.JobID, c model.Code) model.Event {
+		e := rejected(reprocess(j, 0, "op-ana"), c)
+		e.Other, e.N = 0, 0
+		return e
+	}
+	topDead := deadJob(1)
+	topDead[0].N2, topDead[0].Key = math.MaxInt32, "acme:d1:v2147483647"
+	for i := range topDead[1:] {
+		topDead[i+1].Key = topDead[0].Key
+	}
 	runTable(t, Consistency, []fixture{
 		{name: "a live job refused as not dead", history: cat(one(enqueue(1), redriveOf(1, model.CodeNotDead), lease(1, 1, 1)), rest(1, 1, 1)),
 			final: succeeded(1)},
@@ -128,5 +139,10 @@ func TestOperatorRefusalReasons(t *testing.T) {
 		{name: "a dead job refused as not dead", history: cat(deadJob(1), one(redriveOf(1, model.CodeNotDead))), undrained: true,
 			want: []want{{1, []uint64{3, 4}, "redrive of j1 refused as not_dead, but the history has the job dead"}}},
 		{name: "a dead job's redrive rate-limited", history: cat(deadJob(1), one(redriveOf(1, model.CodeRateLimited))), undrained: true},
+		{name: "a dead job at the largest version: no reprocess", history: cat(topDead, one(reprocessOf(1, model.CodeInvalidKey))), undrained: true},
+		{name: "a dead job at the largest version, its reprocess rate-limited", history: cat(topDead, one(reprocessOf(1, model.CodeRateLimited))), undrained: true,
+			want: []want{{1, []uint64{3, 4}, "reprocess of j1 refused as rate_limited, but the history has the job dead at v2147483647, the largest operationVersion: no next version (invalid_key)"}}},
+		{name: "a dead job refused as an invalid key", history: cat(deadJob(1), one(reprocessOf(1, model.CodeInvalidKey))), undrained: true,
+			want: []want{{1, []uint64{3, 4}, "reprocess of j1 refused as invalid_key, but the history has the job dead at v1, which has a next version"}}},
 	})
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"hash/fnv"
+	"math"
 	"slices"
 )
 
@@ -226,6 +227,14 @@ func (s *System) reprocessAudited(actor Actor, id JobID, operator string) (JobID
 		e.Code = CodeMissingOperator
 		s.emit(e)
 		return 0, ErrMissingOperator
+	}
+	if j.Version >= math.MaxInt32 {
+		// No next version: its key would be invalid (and the int32 would
+		// wrap). Refused before the rate limit takes a token for it.
+		e := jobEvent(s.event(EvReprocess, actor), j)
+		e.Code, e.Text = CodeInvalidKey, "operator="+operator
+		s.emit(e)
+		return 0, ErrNoNextVersion
 	}
 	now := s.Now()
 	if !s.tenantBucket(j.Tenant).take(now) {

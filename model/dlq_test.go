@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"strings"
 	"testing"
 
@@ -299,6 +300,33 @@ func TestReprocessCreatesANewVersionedJob(t *testing.T) {
 		t.Fatalf("reprocess event %v", e.String())
 	}
 	h.leaseJob(w1, nid)
+}
+
+// A job at the largest operationVersion has no next version: its
+// reprocess is refused and recorded, with no job created and no token of
+// the tenant's rate limit spent (found by the sweep once documents came at
+// that version: the refusal went unrecorded, and on 386 the version
+// wrapped).
+func TestReprocessAtTheLargestVersionIsRefused(t *testing.T) {
+	h := newSys(t, func(c *model.Config) { c.Reprocess = model.BucketConfig{Capacity: 1, Refill: 60_000 * ms} })
+	id, err := h.sys.Enqueue(model.EnqueueRequest{Tenant: "acme", Document: "top", Version: math.MaxInt32, Actor: api})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.deadLetter(h.leaseJob(w1, id), errPoison)
+	jobs := h.sys.Jobs()
+	if nid, err := h.sys.Reprocess(op, id, "ana"); !errors.Is(err, model.ErrNoNextVersion) || nid != 0 || model.RefusalCode(err) != model.CodeInvalidKey {
+		t.Fatalf("Reprocess at v%d = %v, %v", math.MaxInt32, nid, err)
+	}
+	if e := h.lastEvent(model.EvReprocess); e.OK || e.Code != model.CodeInvalidKey || e.Job != id || e.Text != "operator=ana" {
+		t.Fatalf("refusal recorded as %v", e.String())
+	}
+	if h.sys.Jobs() != jobs || len(h.sys.Audit()) != 0 || h.job(id).State != model.Dead {
+		t.Fatalf("a refused reprocess created a job, wrote an audit entry or touched the old one")
+	}
+	if _, err := h.sys.Reprocess(op, h.deadJob("acme", "d"), "ana"); err != nil {
+		t.Fatalf("the refusal spent acme's only token: %v", err)
+	}
 }
 
 func TestReprocessIsRateLimitedPerTenant(t *testing.T) {

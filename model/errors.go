@@ -16,6 +16,7 @@ var (
 	ErrRateLimited     = errors.New("rate limited")
 	ErrMissingOperator = errors.New("reprocess requires an operator id")
 	ErrBreakerOpen     = errors.New("circuit breaker open: no lease")
+	ErrNoNextVersion   = errors.New("reprocess needs a next operationVersion: the job is at the largest")
 )
 
 // RefusalCode is the reason code of a refused call, as its caller reads
@@ -42,7 +43,7 @@ var refusals = [...]struct {
 }{
 	{ErrStaleFence, CodeStaleFence}, {ErrNotLeased, CodeNotLeased}, {ErrNotFound, CodeNotFound},
 	{ErrNotDead, CodeNotDead}, {ErrCancelled, CodeCancelledTerminal}, {ErrRateLimited, CodeRateLimited},
-	{ErrMissingOperator, CodeMissingOperator}, {ErrBreakerOpen, CodeBreakerOpen},
+	{ErrMissingOperator, CodeMissingOperator}, {ErrBreakerOpen, CodeBreakerOpen}, {ErrNoNextVersion, CodeInvalidKey},
 }
 
 // isConflict reports whether err is an idempotency conflict. (Its target

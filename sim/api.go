@@ -78,7 +78,7 @@ var malformations = []struct {
 // the real one, for the oracles to judge).
 func (r *run) malformed(i int32) bool {
 	d := &r.docs[i]
-	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
+	req := model.EnqueueRequest{Tenant: d.Tenant, Document: d.ID, Version: d.Version, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc}}
 	switch bad := malformations[int(d.Index)%len(malformations)]; {
 	case bad.tenant != "":
@@ -108,7 +108,7 @@ func (r *run) malformed(i int32) bool {
 func (r *run) enqueue(i int32, edited bool) (model.JobID, error) {
 	d := &r.docs[i]
 	req := model.EnqueueRequest{
-		Tenant: d.Tenant, Document: d.ID, Version: 1, PayloadHash: d.Payload,
+		Tenant: d.Tenant, Document: d.ID, Version: d.Version, PayloadHash: d.Payload,
 		Actor: model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc},
 	}
 	if edited {
@@ -132,7 +132,7 @@ func (r *run) enqueue(i int32, edited bool) (model.JobID, error) {
 func (r *run) announceDeadline(d *Doc, within model.Time) {
 	e := r.simEvent(model.EvFault, model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc})
 	e.Tenant, e.Text, e.N2 = d.Tenant, "deadline", within
-	if key, err := r.design.BuildKey(d.Tenant, d.ID, 1); err == nil {
+	if key, err := r.design.BuildKey(d.Tenant, d.ID, d.Version); err == nil {
 		e.Key = key
 	}
 	r.emit(e)
@@ -144,7 +144,7 @@ func (r *run) reply(i int32, id model.JobID) {
 	r.arrivalsLeft--
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
 	e.Tenant, e.Job, e.OK = d.Tenant, id, true
-	if key, err := r.design.BuildKey(d.Tenant, d.ID, 1); err == nil {
+	if key, err := r.design.BuildKey(d.Tenant, d.ID, d.Version); err == nil {
 		e.Key = key // the document the client submitted, as the design keys it
 	}
 	r.emit(e)

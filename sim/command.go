@@ -66,6 +66,9 @@ func (c Config) Flags() []string {
 	if c.TryCancelled {
 		out = append(out, "-try-cancelled")
 	}
+	if c.EdgeVersions {
+		out = append(out, "-edge-versions")
+	}
 	if len(c.Resubmit) > 0 {
 		add("resubmit", joinInts(c.Resubmit))
 	}

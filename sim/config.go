@@ -32,6 +32,10 @@ type Config struct {
 	// reprocess a cancelled job — what it must never be able to do (by
 	// default it tries now and then, as the seed draws it).
 	TryCancelled bool
+	// EdgeVersions makes one document in eight come at the largest
+	// operationVersion a key allows (math.MaxInt32): the edge of the
+	// version range, where a job has no next version to be reprocessed at.
+	EdgeVersions bool
 	Model        model.Config
 
 	// Faults: an explicit plan always applies; Swarm adds the seed's random

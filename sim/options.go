@@ -16,7 +16,8 @@ import (
 // large attempt ceiling, a per-tenant reprocess limit of one, plain
 // exponential or fixed backoff, every tenant id the workload knows (those
 // at the edges of the tenant pattern among them), a tight token budget
-// (retries that spend it: seed 004's budget path). Each option
+// (retries that spend it: seed 004's budget path), documents at the
+// largest operationVersion (Config.EdgeVersions). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -31,6 +32,7 @@ type swarmOptions struct {
 	backoff      model.Strategy
 	tenants      int32 // 0: the default
 	tokenBudget  int64 // 0: the default
+	edgeVersions bool
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -50,6 +52,7 @@ func drawOptions(seed uint64) swarmOptions {
 	strategy := r.IntN(10)
 	allTenants := r.Chance(125_000)
 	tightBudget := r.Chance(125_000) // drawn after the others: the earlier draws keep their stream positions
+	edgeVersions := r.Chance(250_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -83,6 +86,7 @@ func drawOptions(seed uint64) swarmOptions {
 	if tightBudget {
 		o.tokenBudget = tightTokenBudget
 	}
+	o.edgeVersions = edgeVersions
 	return o
 }
 
@@ -118,6 +122,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	if o.tokenBudget > 0 && cfg.Model.TokenBudget == d.Model.TokenBudget {
 		cfg.Model.TokenBudget = o.tokenBudget
 	}
+	if o.edgeVersions {
+		cfg.EdgeVersions = true
+	}
 	return cfg
 }
 
@@ -152,6 +159,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Tenants != d.Tenants {
 		parts = append(parts, "tenants="+strconv.Itoa(int(cfg.Tenants)))
+	}
+	if cfg.EdgeVersions {
+		parts = append(parts, "edge-versions")
 	}
 	return strings.Join(parts, " ")
 }

@@ -41,6 +41,7 @@ func (r *run) relayWake(token int64) {
 	}
 	r.relay.parked = false
 	if r.relay.row == 0 {
+		r.retention()
 		row, ok := r.sys.NextUnpublished()
 		if !ok {
 			r.relayIdle()
@@ -86,22 +87,29 @@ func (r *run) crashRelay(b model.Boundary) {
 	r.at(r.now()+r.restartDelay(), evRelayRestart, 0, 0)
 }
 
-// relayIdle applies the outbox retention (at most once per retention
-// period) and parks the relay until a commit kicks it. It leaves no timer
+// retention applies the outbox retention, at most once per retention
+// period, between two rows: busy or idle, so that under a steady load
+// (a relay never idle) the outbox is still pruned, and a pass meets rows
+// still waiting to be published, which it must keep.
+func (r *run) retention() {
+	now := r.now()
+	if now-r.relay.lastPrune < r.cfg.Model.Retention {
+		return
+	}
+	r.relay.lastPrune = now
+	// The relay records the pass and what it was told (the rows the outbox
+	// says it pruned), so the oracles can tell a pass that kept a row past
+	// its retention from no pass at all.
+	n := r.sys.PruneOutbox(r.relayActorID())
+	e := r.simEvent(model.EvPrune, r.relayActorID())
+	e.N, e.OK = int64(n), true
+	r.emit(e)
+}
+
+// relayIdle parks the relay until a commit kicks it. It leaves no timer
 // behind: a parked relay with a far-future wake would leave one dead event
 // in the heap per commit that kicked it.
 func (r *run) relayIdle() {
-	now := r.now()
-	if now-r.relay.lastPrune >= r.cfg.Model.Retention {
-		r.relay.lastPrune = now
-		// The relay records the pass and what it was told (the rows the
-		// outbox says it pruned), so the oracles can tell a pass that
-		// kept a row past its retention from no pass at all.
-		n := r.sys.PruneOutbox(r.relayActorID())
-		e := r.simEvent(model.EvPrune, r.relayActorID())
-		e.N, e.OK = int64(n), true
-		r.emit(e)
-	}
 	r.relay.parked = true
 	r.relay.token++ // no pending wake
 }

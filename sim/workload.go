@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/durasim/durasim/internal/reuse"
@@ -23,10 +24,16 @@ var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "st
 // from two drawn numbers when asked, not kept: a million-document run
 // would otherwise hold a quarter of a gigabyte of it.
 type Doc struct {
-	Index    int32 // 1-based, as in plans (doc=3)
-	invoice  int32 // the invoice number in the text
-	Tenant   string
-	ID       string // document id: the same ids recur in every tenant
+	Index   int32 // 1-based, as in plans (doc=3)
+	invoice int32 // the invoice number in the text
+	Tenant  string
+	ID      string // document id: the same ids recur in every tenant
+	// Version is the operationVersion its client sends: 1, or with
+	// Config.EdgeVersions for one document in eight the largest a key
+	// allows (math.MaxInt32), the edge of the version range as tenantNames
+	// has the edges of the tenant pattern: such a job cannot be
+	// reprocessed (no next version).
+	Version  int
 	cpf      int64  // the CPF number in the text
 	Payload  uint64 // hash of tenant, id and text: the payload hash of its key
 	TextHash uint64
@@ -97,6 +104,10 @@ func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc, texts *textArena)
 		d.Index = int32(i + 1)
 		d.Tenant = tenantNames[i%int(cfg.Tenants)]
 		d.ID = "d" + strconv.Itoa(i/int(cfg.Tenants)+1)
+		d.Version = 1
+		if cfg.EdgeVersions && i%8 == 5 {
+			d.Version = math.MaxInt32
+		}
 		d.cpf = r.Int64N(1_000_000_000)
 		d.invoice = int32(r.Int64N(90000) + 10000)
 		buf = d.appendText(buf[:0])

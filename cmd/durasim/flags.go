@@ -31,6 +31,7 @@ type simFlags struct {
 	ordered     bool
 	probeStatus bool
 	tryCanceled bool
+	edgeVers    bool
 	arrivalGap  time.Duration
 	lease       time.Duration
 	heartbeat   time.Duration
@@ -60,6 +61,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
 	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
 	f.fs.BoolVar(&f.tryCanceled, "try-cancelled", false, "the operator tries every round to bring back a cancelled job (it must be refused)")
+	f.fs.BoolVar(&f.edgeVers, "edge-versions", false, "one document in eight comes at the largest operationVersion (2147483647): it has no next version to be reprocessed at")
 	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), fmt.Sprintf("lease duration, longer than -heartbeat and at most %s", time.Duration(sim.MaxLease)))
@@ -145,6 +147,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	c.Model.Ordered = f.ordered
 	c.ProbeStatus = f.probeStatus
 	c.TryCancelled = f.tryCanceled
+	c.EdgeVersions = f.edgeVers
 	c.ArrivalGap = model.Time(f.arrivalGap)
 	c.Model.Retry.Strategy = strategy
 	if c.Plan, err = f.readPlan(); err != nil {
