@@ -14,6 +14,7 @@ var flagSettings = []string{
 	"Workers", "Docs", "Tenants", "Only", "Resubmit", "Variant", "ProbeStatus", "TryCancelled", "EdgeVersions",
 	"Model.Lease", "Model.HeartbeatEvery", "Model.MaxAttempts", "Model.Retry.Strategy", "Model.Ordered",
 	"Model.Retention", "Model.Reprocess.Capacity", "Model.TokenBudget", "Model.Deadline",
+	"Model.Retry.Base", "Model.Retry.Cap", "Model.Breaker",
 	"Plan", "Swarm", "ArrivalGap", "Backend",
 }
 

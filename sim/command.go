@@ -42,6 +42,15 @@ func (c Config) Flags() []string {
 	if c.Model.Retry.Strategy != d.Model.Retry.Strategy {
 		add("backoff", c.Model.Retry.Strategy.String())
 	}
+	if c.Model.Retry.Base != d.Model.Retry.Base {
+		add("backoff-base", time.Duration(c.Model.Retry.Base).String())
+	}
+	if c.Model.Retry.Cap != d.Model.Retry.Cap {
+		add("backoff-cap", time.Duration(c.Model.Retry.Cap).String())
+	}
+	if c.Model.Breaker != d.Model.Breaker {
+		add("breaker", BreakerSpec(c.Model.Breaker))
+	}
 	if c.ArrivalGap != d.ArrivalGap {
 		add("arrival-gap", time.Duration(c.ArrivalGap).String())
 	}

@@ -17,7 +17,8 @@ import (
 // exponential or fixed backoff, every tenant id the workload knows (those
 // at the edges of the tenant pattern among them), a tight token budget
 // (retries that spend it: seed 004's budget path), documents at the
-// largest operationVersion (Config.EdgeVersions). Each option
+// largest operationVersion (Config.EdgeVersions), a backoff capped at its
+// base, a breaker at the edges of its settings. Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -33,6 +34,8 @@ type swarmOptions struct {
 	tenants      int32 // 0: the default
 	tokenBudget  int64 // 0: the default
 	edgeVersions bool
+	cappedRetry  bool // the backoff's cap at its base: every retry's bound is the cap
+	edgeBreaker  bool // the breaker at the edges of its settings
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -53,6 +56,8 @@ func drawOptions(seed uint64) swarmOptions {
 	allTenants := r.Chance(125_000)
 	tightBudget := r.Chance(125_000) // drawn after the others: the earlier draws keep their stream positions
 	edgeVersions := r.Chance(250_000)
+	cappedRetry := r.Chance(125_000)
+	edgeBreaker := r.Chance(125_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -86,8 +91,16 @@ func drawOptions(seed uint64) swarmOptions {
 	if tightBudget {
 		o.tokenBudget = tightTokenBudget
 	}
-	o.edgeVersions = edgeVersions
+	o.edgeVersions, o.cappedRetry, o.edgeBreaker = edgeVersions, cappedRetry, edgeBreaker
 	return o
+}
+
+// edgeBreaker is b at the edges its settings allow: it decides only on a
+// full window (min-samples = window) and opens only when every outcome in
+// it failed (a threshold of 100%).
+func edgeBreaker(b model.BreakerConfig) model.BreakerConfig {
+	b.MinSamples, b.ThresholdPPM = b.Window, 1_000_000
+	return b
 }
 
 // tightTokenBudget is the budget of a seed that draws a tight one: about
@@ -124,6 +137,12 @@ func (o swarmOptions) apply(cfg Config) Config {
 	}
 	if o.edgeVersions {
 		cfg.EdgeVersions = true
+	}
+	if o.cappedRetry && cfg.Model.Retry.Cap == d.Model.Retry.Cap && cfg.Model.Retry.Base == d.Model.Retry.Base {
+		cfg.Model.Retry.Cap = cfg.Model.Retry.Base
+	}
+	if o.edgeBreaker && cfg.Model.Breaker == d.Model.Breaker {
+		cfg.Model.Breaker = edgeBreaker(cfg.Model.Breaker)
 	}
 	return cfg
 }
@@ -162,6 +181,15 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.EdgeVersions {
 		parts = append(parts, "edge-versions")
+	}
+	if cfg.Model.Retry.Base != d.Model.Retry.Base {
+		parts = append(parts, "backoff-base="+time.Duration(cfg.Model.Retry.Base).String())
+	}
+	if cfg.Model.Retry.Cap != d.Model.Retry.Cap {
+		parts = append(parts, "backoff-cap="+time.Duration(cfg.Model.Retry.Cap).String())
+	}
+	if cfg.Model.Breaker != d.Model.Breaker {
+		parts = append(parts, "breaker="+BreakerSpec(cfg.Model.Breaker))
 	}
 	return strings.Join(parts, " ")
 }

@@ -143,7 +143,11 @@ func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
 		return nil, err
 	}
 	if cfg.Swarm {
-		cfg = drawOptions(seed).apply(cfg)
+		// The options drawn must make a configuration the CLI would take:
+		// the seed's replay command prints them as flags.
+		if cfg = drawOptions(seed).apply(cfg); cfg.Validate() != nil {
+			return nil, fmt.Errorf("seed %d: its swarm options (%s) make a configuration the CLI refuses: %v", seed, optionsOf(cfg), cfg.Validate())
+		}
 	}
 	if rn.r == nil {
 		rn.r = &run{}

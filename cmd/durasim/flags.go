@@ -41,6 +41,9 @@ type simFlags struct {
 	tokenBudget int64
 	reprocess   int
 	backoff     string
+	backoffBase time.Duration
+	backoffCap  time.Duration
+	breaker     string
 	swarm       bool
 	plan        string
 	planFile    string
@@ -72,6 +75,9 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.Int64Var(&f.tokenBudget, "token-budget", d.Model.TokenBudget, "tokens a job may spend over all its attempts (positive)")
 	f.fs.IntVar(&f.reprocess, "reprocess-limit", int(d.Model.Reprocess.Capacity), "reprocesses each tenant may make per minute, 1 to 2147483647")
 	f.fs.StringVar(&f.backoff, "backoff", d.Model.Retry.Strategy.String(), "backoff strategy: full-jitter, exponential or fixed")
+	f.fs.DurationVar(&f.backoffBase, "backoff-base", time.Duration(d.Model.Retry.Base), "the backoff's first bound (positive)")
+	f.fs.DurationVar(&f.backoffCap, "backoff-cap", time.Duration(d.Model.Retry.Cap), "the backoff's largest bound (at least -backoff-base)")
+	f.fs.StringVar(&f.breaker, "breaker", sim.BreakerSpec(d.Model.Breaker), "circuit breaker: window, min-samples, threshold-ppm, cooldown, canaries (a setting left out keeps its default)")
 	f.fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	f.fs.StringVar(&f.plan, "plan", "", "explicit fault plan (faults separated by newlines or ';')")
 	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
@@ -150,6 +156,10 @@ func (f *simFlags) config() (sim.Config, error) {
 	c.EdgeVersions = f.edgeVers
 	c.ArrivalGap = model.Time(f.arrivalGap)
 	c.Model.Retry.Strategy = strategy
+	c.Model.Retry.Base, c.Model.Retry.Cap = model.Time(f.backoffBase), model.Time(f.backoffCap)
+	if c.Model.Breaker, err = sim.ParseBreakerSpec(f.breaker, c.Model.Breaker); err != nil {
+		return c, usageErr("-breaker: %v", err)
+	}
 	if c.Plan, err = f.readPlan(); err != nil {
 		return c, err
 	}
