@@ -246,7 +246,7 @@ func (s *Suite) agreeEffect(e *model.Effect, a applyRec, out *violations) {
 	if e.At != a.at {
 		out.add(Consistency, e.Job, fmt.Sprintf("%v applied at %s in the final state, at %s by the history", e.EventID, millis(e.At), millis(a.at)), a.seq)
 	}
-	if h := s.rowAt(e.EventID); h.sig != 0 && rowSig(e.Key, e.Stage, e.Job) != h.sig {
+	if h := s.rowAt(e.EventID); h.sig != 0 && s.keySig(e.Key, e.Stage, e.Job) != h.sig {
 		out.add(Consistency, e.Job, fmt.Sprintf("the effect of %v names %v %s stage=%v in the final state, another row by the history", e.EventID, e.Job, e.Key, e.Stage), h.sigSeq, a.seq)
 	}
 	if j := s.known(e.Job); j != nil && j.enqueued && e.Tenant != j.tenant {

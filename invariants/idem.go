@@ -223,11 +223,15 @@ func sigOf(keyHash uint64, st model.Stage, job model.JobID) uint64 {
 // sig is rowSig of an event's key, stage and job, the key's hash kept
 // from the last call: a job's commit, publish, mark and apply come close
 // together and name the same key.
-func (s *Suite) sig(e *model.Event) uint64 {
-	if e.Key != s.lastKey {
-		s.lastKey, s.lastKeyHash = e.Key, keyHash(e.Key)
+func (s *Suite) sig(e *model.Event) uint64 { return s.keySig(e.Key, e.Stage, e.Job) }
+
+// keySig is rowSig with the last key's hash kept (the effects read back
+// come a job's stages at a time, under one key).
+func (s *Suite) keySig(key string, st model.Stage, job model.JobID) uint64 {
+	if key != s.lastKey {
+		s.lastKey, s.lastKeyHash = key, keyHash(key)
 	}
-	return sigOf(s.lastKeyHash, e.Stage, e.Job)
+	return sigOf(s.lastKeyHash, st, job)
 }
 
 // signRow records the identity of a committed or directly published row.

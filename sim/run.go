@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/internal/reuse"
@@ -137,11 +140,57 @@ type Runner struct{ r *run }
 // NewRunner returns a Runner with nothing to reuse yet.
 func NewRunner() *Runner { return &Runner{} }
 
-// Run executes one seed of cfg and checks every invariant.
-func (rn *Runner) Run(cfg Config, seed uint64) (*Result, error) {
+// PanicError is a seed whose run panicked: a bug in what the harness
+// drives (the model, a naive variant, a backend) or in the harness itself.
+// Like a violation, it names the seed and the command that replays it.
+type PanicError struct {
+	Seed   uint64
+	Value  any
+	Replay string // the command that replays the seed
+	Stack  string // where it panicked
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("seed %d panicked%s: %v (reproduce: %s)", e.Seed, panicSite(e.Stack), e.Value, e.Replay)
+}
+
+// panicSite is " in F (dir/file.go:N)": the frame that panicked, read from
+// a goroutine's stack as runtime/debug prints it ("" if none is found).
+func panicSite(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "panic(") || i+2 >= len(lines) {
+			continue
+		}
+		// Skip the runtime's own frames (a bounds check reports from there).
+		for j := i + 2; j+1 < len(lines); j += 2 {
+			fn, at := lines[j], strings.TrimSpace(lines[j+1])
+			if strings.HasPrefix(fn, "runtime.") {
+				continue
+			}
+			if k := strings.LastIndexByte(fn, '('); k > 0 && strings.HasSuffix(fn, ")") {
+				fn = fn[:k] // the arguments' words
+			}
+			at, _, _ = strings.Cut(at, " ")
+			dir, file := filepath.Split(at)
+			return fmt.Sprintf(" in %s (%s)", fn, filepath.Join(filepath.Base(dir), file))
+		}
+	}
+	return ""
+}
+
+// Run executes one seed of cfg and checks every invariant. A panic in the
+// run is returned as a *PanicError.
+func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	defer func(asked Config) {
+		if p := recover(); p != nil {
+			rn.r = nil // left half-way: the next seed starts afresh
+			res, err = nil, &PanicError{Seed: seed, Value: p, Replay: Command("replay", asked, seed), Stack: string(debug.Stack())}
+		}
+	}(cfg)
 	if cfg.Swarm {
 		// The options drawn must make a configuration the CLI would take:
 		// the seed's replay command prints them as flags.

@@ -70,7 +70,7 @@ func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
 	for _, seed := range seeds {
 		hash, div, err := sim.CheckDeterminism(cfg, seed)
 		if err != nil {
-			return usageErr("%v", err)
+			return runErr(err)
 		}
 		if div != nil {
 			fmt.Fprintf(stdout, "seed %d is NOT deterministic: first diverging line %d\n  run 1: %s\n  run 2: %s\n%s",
@@ -97,7 +97,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	cfg.KeepTrace = true
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
-		return usageErr("%v", err)
+		return runErr(err)
 	}
 	for _, line := range res.Trace {
 		fmt.Fprintln(stdout, line)
@@ -125,7 +125,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) error {
 	defer closeBackend(cfg)
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
-		return usageErr("%v", err)
+		return runErr(err)
 	}
 	if !res.Failed() {
 		fmt.Fprintf(stdout, "seed %d violates no invariant: nothing to shrink\n", seed)

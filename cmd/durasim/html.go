@@ -81,7 +81,7 @@ func traced(cfg sim.Config, seed uint64) (*sim.Result, error) {
 	cfg.KeepTrace, cfg.StopOnViolation = true, false
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, runErr(err)
 	}
 	return res, nil
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/durasim/durasim/sim"
 )
 
 // command is one entry of the command table, from which the usage text,
@@ -86,6 +88,16 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// runErr is the exit for an error a run returned: a panic is a failure
+// found (status 1, with its seed and replay command); anything else is a
+// configuration the run refused (a usage error, status 2).
+func runErr(err error) error {
+	if _, ok := errors.AsType[*sim.PanicError](err); ok {
+		return &exitError{code: 1, err: err}
+	}
+	return usageErr("%v", err)
 }
 
 // errViolation means the command ran and found a violation (status 1).

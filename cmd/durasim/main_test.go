@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"regexp"
@@ -220,6 +221,20 @@ func TestREADMEListsEverySharedFlag(t *testing.T) {
 	for name := range flagsOf(t, "replay") {
 		if !strings.Contains(list, "`-"+name) {
 			t.Errorf("README's shared flags do not list -%s", name)
+		}
+	}
+}
+
+// TestRunErrExitStatus: a run's panic is a failure found (status 1), any
+// other error a configuration the run refused (status 2).
+func TestRunErrExitStatus(t *testing.T) {
+	for err, want := range map[error]int{
+		&sim.PanicError{Seed: 3, Value: "boom", Replay: "go run ./cmd/durasim replay -seed 3"}: 1,
+		errors.New("lease must be positive"):                                                   2,
+	} {
+		var ee *exitError
+		if !errors.As(runErr(err), &ee) || ee.code != want {
+			t.Errorf("runErr(%v) = %v, want status %d", err, runErr(err), want)
 		}
 	}
 }

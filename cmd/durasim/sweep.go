@@ -123,7 +123,7 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 	})
 	bar.finish()
 	if err != nil {
-		return usageErr("%v", err)
+		return runErr(err)
 	}
 	if err := picked.Verify(cfg); err != nil {
 		return &exitError{code: 1, err: err}
