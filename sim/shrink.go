@@ -80,20 +80,54 @@ func (s *shrinker) fewestFaults(c Config) Config {
 		return try
 	}
 	for _, f := range c.Plan.Faults {
-		for n := int32(1); n <= max(f.Nth, 3); n++ {
-			g := f
-			if g.Nth > 0 {
-				g.Nth = n
-			} else if n > 1 {
-				break // not an occurrence-counted fault
-			}
+		for _, g := range occurrences(f, max(f.Nth, 3)) {
 			try.Plan = faults.Plan{Faults: []faults.Fault{g}}
 			if s.fails(try) {
 				return try
 			}
 		}
 	}
+	// Then each pair, each fault at its first occurrence or its own: many
+	// bugs need a fault that sets the stage (a document that fails) and
+	// one that strikes (a pause), and alone a fault's nth counts other
+	// crossings than beside the faults it leaves out.
+	if fs := c.Plan.Faults; len(fs) <= maxPairPlan {
+		for i := range fs {
+			for j := i + 1; j < len(fs); j++ {
+				for _, a := range occurrences(fs[i], 1) {
+					for _, b := range occurrences(fs[j], 1) {
+						try.Plan = faults.Plan{Faults: []faults.Fault{a, b}}
+						if s.fails(try) {
+							return try
+						}
+					}
+				}
+			}
+		}
+	}
 	return s.minimizePlan(c)
+}
+
+// maxPairPlan is the largest plan whose pairs the shrinker tries (45
+// pairs, at most four runs each).
+const maxPairPlan = 10
+
+// occurrences is f at its first upto occurrences and at its own (a fault
+// not counted by occurrence: f alone).
+func occurrences(f faults.Fault, upto int32) []faults.Fault {
+	if f.Nth <= 0 {
+		return []faults.Fault{f}
+	}
+	var out []faults.Fault
+	for n := int32(1); n <= max(upto, 1); n++ {
+		g := f
+		g.Nth = n
+		out = append(out, g)
+	}
+	if f.Nth > upto {
+		out = append(out, f)
+	}
+	return out
 }
 
 type shrinker struct {

@@ -36,7 +36,11 @@ func (r *run) stepWork(w *worker) {
 	}
 	w.working = false
 	if w.workErr != nil {
-		r.fail(w, w.workErr)
+		// A failed call is stage work done too, nothing committed: the
+		// worker may crash or freeze there before it reports the failure
+		// (a zombie's failure report must then be refused).
+		w.failing = true
+		r.cross(w, model.AfterExtract, 0)
 		return
 	}
 	r.advance(w, model.AfterExtract)

@@ -30,6 +30,7 @@ type worker struct {
 	step        int
 	working     bool // StepWork started, result pending
 	markDead    bool // dead-letter decision taken, MarkDead pending
+	failing     bool // the work failed (workErr), the report pending
 	deadReason  model.Code
 	busyUntil   model.Time
 	nextBeat    model.Time
@@ -78,7 +79,7 @@ func (r *run) tryLease(w *worker) {
 	}
 	r.armReady() // the new lease expires at some point: someone must notice
 	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
-	w.working, w.markDead, w.commitTries = false, false, 0
+	w.working, w.markDead, w.failing, w.commitTries = false, false, false, 0
 	w.doc = r.jobDoc[l.Job-1]
 	if r.sys.JobRef(l.Job).Origin == 0 && r.inj.CrashLoop(r.docs[w.doc].Index) {
 		r.crashWorker(w, model.AfterLease) // the document kills every worker that takes it
@@ -193,6 +194,11 @@ func (r *run) release(w *worker) {
 func (r *run) doStep(w *worker) {
 	if w.markDead {
 		r.finishDead(w)
+		return
+	}
+	if w.failing {
+		w.failing = false
+		r.fail(w, w.workErr)
 		return
 	}
 	if w.stage >= model.StageDone {
