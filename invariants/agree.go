@@ -72,19 +72,42 @@ func (s *Suite) agreeCancelled(v *finalView, out *violations) {
 		return
 	}
 	got, want := v.f.Cancelled, s.g.cancels
-	for i := range max(len(got), len(want)) {
-		switch {
-		case i >= len(got):
-			out.add(Consistency, want[i].job, fmt.Sprintf("the queue lists %d cancelled jobs; the history cancels %v too", len(got), want[i].job), want[i].seq)
-		case i >= len(want):
-			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history cancels only %d jobs", got[i], i+1, len(want)))
-		case got[i] != want[i].job:
-			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history's is %v", got[i], i+1, want[i].job), want[i].seq)
-		default:
-			continue
-		}
-		return // one disagreement says it: the rest of the list is shifted
+	switch i, d := firstDiff(len(got), len(want), func(i int) bool { return got[i] == want[i].job }); d {
+	case listMissing:
+		out.add(Consistency, want[i].job, fmt.Sprintf("the queue lists %d cancelled jobs; the history cancels %v too", len(got), want[i].job), want[i].seq)
+	case listExtra:
+		out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history cancels only %d jobs", got[i], i+1, len(want)))
+	case listOther:
+		out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as cancelled job %d; the history's is %v", got[i], i+1, want[i].job), want[i].seq)
 	}
+}
+
+// listDiff says how two lists compared position by position first
+// disagree: one says it, the rest of the list is shifted.
+type listDiff uint8
+
+const (
+	listsAgree  listDiff = iota
+	listMissing          // the list read back ends where the history's goes on
+	listExtra            // the list read back goes on where the history's ends
+	listOther            // another item at this position
+)
+
+// firstDiff compares a list read back (got items) with the history's (want
+// items), same telling whether item i of each agree: the first position
+// where they do not, and how (listsAgree and the common length if none).
+func firstDiff(got, want int, same func(i int) bool) (int, listDiff) {
+	for i := range max(got, want) {
+		switch {
+		case i >= got:
+			return i, listMissing
+		case i >= want:
+			return i, listExtra
+		case !same(i):
+			return i, listOther
+		}
+	}
+	return got, listsAgree
 }
 
 // agreeQuarantined compares the queue's list of the entries awaiting a
@@ -95,26 +118,20 @@ func (s *Suite) agreeQuarantined(v *finalView, out *violations) {
 	if v.f.Quarantined == nil {
 		return
 	}
-	got := v.f.Quarantined
-	i := 0
+	var want []model.JobID
 	for _, id := range s.g.dlqOrder {
-		j := s.known(id)
-		if j == nil || j.sh.dlqResolved || j.state != model.Dead {
-			continue
+		if j := s.known(id); j != nil && !j.sh.dlqResolved && j.state == model.Dead {
+			want = append(want, id)
 		}
-		switch {
-		case i >= len(got):
-			out.add(Consistency, id, fmt.Sprintf("the queue lists %d jobs awaiting a DLQ decision; the history's %v awaits one too", len(got), id), j.sh.dlq.seq)
-		case got[i] != id:
-			out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as DLQ entry %d awaiting a decision; the history's is %v", got[i], i+1, id), j.sh.dlq.seq)
-		default:
-			i++
-			continue
-		}
-		return // one disagreement says it: the rest of the list is shifted
 	}
-	if i < len(got) {
+	got := v.f.Quarantined
+	switch i, d := firstDiff(len(got), len(want), func(i int) bool { return got[i] == want[i] }); d {
+	case listMissing:
+		out.add(Consistency, want[i], fmt.Sprintf("the queue lists %d jobs awaiting a DLQ decision; the history's %v awaits one too", len(got), want[i]), s.known(want[i]).sh.dlq.seq)
+	case listExtra:
 		out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as awaiting a DLQ decision; by the history it does not (%d await one)", got[i], i))
+	case listOther:
+		out.add(Consistency, got[i], fmt.Sprintf("the queue lists %v as DLQ entry %d awaiting a decision; the history's is %v", got[i], i+1, want[i]), s.known(want[i]).sh.dlq.seq)
 	}
 }
 
@@ -224,19 +241,17 @@ func (s *Suite) agreeRows(v *finalView, out *violations) {
 // when, and the row it names.
 func (s *Suite) agreeEffectOrder(v *finalView, out *violations) {
 	got, want := v.f.Effects, s.g.applies
-	for i := range max(len(got), len(want)) {
-		switch {
-		case i >= len(got):
-			out.add(Consistency, 0, fmt.Sprintf("the consumer lists %d applied effects; the history applies %v too", len(got), want[i].event), want[i].seq)
-		case i >= len(want):
-			out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history applies only %d", got[i].EventID, i+1, len(want)))
-		case got[i].EventID != want[i].event:
-			out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history's is %v", got[i].EventID, i+1, want[i].event), want[i].seq)
-		default:
-			s.agreeEffect(&got[i], want[i], out)
-			continue
-		}
-		return // one disagreement says it: the rest of the list is shifted
+	i, d := firstDiff(len(got), len(want), func(i int) bool { return got[i].EventID == want[i].event })
+	for k := range i {
+		s.agreeEffect(&got[k], want[k], out)
+	}
+	switch d {
+	case listMissing:
+		out.add(Consistency, 0, fmt.Sprintf("the consumer lists %d applied effects; the history applies %v too", len(got), want[i].event), want[i].seq)
+	case listExtra:
+		out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history applies only %d", got[i].EventID, i+1, len(want)))
+	case listOther:
+		out.add(Consistency, got[i].Job, fmt.Sprintf("the consumer lists %v as applied effect %d; the history's is %v", got[i].EventID, i+1, want[i].event), want[i].seq)
 	}
 }
 

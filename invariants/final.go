@@ -49,7 +49,9 @@ func FinalOf(s *model.System) Final {
 	for i := range f.Cancelled {
 		f.Cancelled[i] = s.CancelledJob(i)
 	}
-	f.Quarantined = append([]model.JobID{}, s.Quarantined()...)
+	if f.Quarantined = s.Quarantined(); f.Quarantined == nil {
+		f.Quarantined = []model.JobID{} // read back, and empty
+	}
 	return f
 }
 
