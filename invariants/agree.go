@@ -316,21 +316,38 @@ func (s *Suite) agreeMessages(v *finalView, out *violations) {
 
 // agreeDLQ compares the DLQ read back with the DLQ writes of the history.
 func (s *Suite) agreeDLQ(v *finalView, out *violations) {
-	listed := map[model.JobID]bool{}
+	listed := map[model.JobID]int{} // job → its entry's position, from 1
+	unordered := false              // an entry listed twice or made up: reported, and the order with it
 	for i := range v.f.DLQ {
 		env := &v.f.DLQ[i]
-		listed[env.Job] = true
+		if first := listed[env.Job]; first != 0 {
+			out.add(Consistency, env.Job, fmt.Sprintf("the DLQ lists %v twice (entries %d and %d): one entry per job, a later write overwrites it", env.Job, first, i+1))
+			unordered = true
+			continue
+		}
+		listed[env.Job] = i + 1
 		j := s.known(env.Job)
 		if j == nil || j.sh.dlq.seq == 0 {
 			out.add(Consistency, env.Job, fmt.Sprintf("the DLQ holds an entry for %v, but the history never dead-lettered it", env.Job))
+			unordered = true
 			continue
 		}
 		s.agreeEnvelope(env, j, out)
 	}
 	for id := range s.njobs {
-		if j := s.at(id); v.f.Full && j.enqueued && j.sh.dlq.seq != 0 && !listed[model.JobID(id)] {
+		if j := s.at(id); v.f.Full && j.enqueued && j.sh.dlq.seq != 0 && listed[model.JobID(id)] == 0 {
 			out.add(NothingLost, model.JobID(id), fmt.Sprintf("%v was dead-lettered, but the DLQ has no entry for it", model.JobID(id)), j.sh.dlq.seq)
 		}
+	}
+	if !v.f.Full || unordered {
+		return
+	}
+	// The entries in the order of each job's first DLQ write (an entry
+	// missing is reported above).
+	got, want := v.f.DLQ, s.g.dlqOrder
+	if i, d := firstDiff(len(got), len(want), func(i int) bool { return got[i].Job == want[i] }); d == listOther {
+		out.add(Consistency, got[i].Job, fmt.Sprintf("the DLQ lists %v as entry %d; by the history's first DLQ writes it is %v's", got[i].Job, i+1, want[i]),
+			s.known(want[i]).sh.dlq.seq)
 	}
 }
 

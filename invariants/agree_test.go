@@ -335,6 +335,31 @@ func TestAgreeCancelled(t *testing.T) {
 	})
 }
 
+// TestAgreeDLQOrder: agreeDLQ lists one entry per job, in the order of
+// each job's first DLQ write (jobs 1 then 2, both poisoned).
+func TestAgreeDLQOrder(t *testing.T) {
+	h := cat(one(enqueue(1), enqueue(2), lease(1, 1, 1)), failDead(1, 1, model.CodePoisonSchema),
+		one(lease(2, 2, 1)), failDead(2, 2, model.CodePoisonSchema))
+	env := func(j model.JobID) model.Envelope {
+		return model.Envelope{Job: j, CorrelationID: key(j), Tenant: "acme", OriginalQueue: "pipeline", AgentID: "extractor",
+			Reason: model.CodePoisonSchema, Attempts: 1, Status: model.Quarantined, ErrorRef: 0x5eed}
+	}
+	dlq := func(jobs ...model.JobID) Final {
+		f := Final{Full: true, Messages: []model.Message{}}
+		for _, j := range jobs {
+			f.DLQ = append(f.DLQ, env(j))
+		}
+		return f
+	}
+	runTable(t, Consistency, []fixture{
+		{name: "one entry per job, in the order written", history: h, final: dlq(1, 2), undrained: true},
+		{name: "a job listed twice", history: h, final: dlq(1, 2, 1), undrained: true,
+			want: []want{{1, nil, "the DLQ lists j1 twice (entries 1 and 3): one entry per job, a later write overwrites it"}}},
+		{name: "listed out of order", history: h, final: dlq(2, 1), undrained: true,
+			want: []want{{2, []uint64{5}, "the DLQ lists j2 as entry 1; by the history's first DLQ writes it is j1's"}}},
+	})
+}
+
 // TestAgreeQuarantined: agreeQuarantined. Jobs 1, 2 and 3 are
 // dead-lettered in that order; job 2 is redriven (no longer dead).
 func TestAgreeQuarantined(t *testing.T) {
