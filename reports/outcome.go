@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scenarios"
@@ -178,13 +177,6 @@ func reprocessNote(l Lang, r *sim.Result) string {
 	}
 	return fmt.Sprintf(l.t("Nesta variante, %s: um job novo na versão seguinte da chave, criado pelo operador, não um documento novo.",
 		"In this arm, %s: a new job at the key's next version, created by the operator, not a new document."), l.list(parts))
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // claims writes the story's claims about the numbers from the figures in

@@ -310,8 +310,6 @@ func (f *simFlags) requireSeed() (uint64, error) {
 	return parseSeed(f.seed)
 }
 
-func fprintf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
-
 func parseDocList(flag, s string) ([]int32, error) {
 	if s == "" {
 		return nil, nil
