@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/durasim/durasim/model"
 )
@@ -194,12 +195,15 @@ func (s *Suite) row(id model.EventID) *rowRec {
 }
 
 // rowAt returns the record of event id if the table has one.
-func (s *Suite) rowAt(id model.EventID) rowRec {
+func (s *Suite) rowAt(id model.EventID) *rowRec {
 	if id > 0 && int(id) < len(s.rows) {
-		return s.rows[id]
+		return &s.rows[id]
 	}
-	return rowRec{}
+	return &noRow
 }
+
+// noRow is what rowAt reads for an id no row has: nothing (never written).
+var noRow rowRec
 
 // rowSig folds a row's key, stage and job into one word: a row read back
 // under another key, stage or job has another signature.
@@ -207,12 +211,19 @@ func rowSig(key string, st model.Stage, job model.JobID) uint64 {
 	return sigOf(keyHash(key), st, job)
 }
 
+// keyHash hashes a key eight bytes at a time, then its last bytes and its
+// length.
 func keyHash(key string) uint64 {
 	h := uint64(14695981039346656037)
+	for ; len(key) >= 8; key = key[8:] {
+		w := uint64(key[0]) | uint64(key[1])<<8 | uint64(key[2])<<16 | uint64(key[3])<<24 |
+			uint64(key[4])<<32 | uint64(key[5])<<40 | uint64(key[6])<<48 | uint64(key[7])<<56
+		h = bits.RotateLeft64(h^w, 29) * 0x9e3779b97f4a7c15
+	}
 	for i := 0; i < len(key); i++ {
 		h = (h ^ uint64(key[i])) * 1099511628211
 	}
-	return h
+	return bits.RotateLeft64(h^uint64(len(key)), 29) * 0x9e3779b97f4a7c15
 }
 
 func sigOf(keyHash uint64, st model.Stage, job model.JobID) uint64 {

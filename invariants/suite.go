@@ -3,6 +3,7 @@ package invariants
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
@@ -168,7 +169,7 @@ func (s *Suite) Record(e *model.Event) {
 	if e.Text != "" {
 		s.checkText(e)
 	}
-	own := j != nil && e.Key == j.key && e.Tenant == j.tenant // the job's own key and tenant
+	own := j != nil && sameString(e.Key, j.key) && sameString(e.Tenant, j.tenant) // the job's own key and tenant
 	if e.Key != "" && e.Kind != model.EvStatus {
 		s.checkKey(e, j, own)
 	}
@@ -188,7 +189,7 @@ func (s *Suite) Record(e *model.Event) {
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
 	}
-	if !own && (j == nil || e.Key != j.key || e.Tenant != j.tenant) { // (an enqueue gives the job its key)
+	if !own && (j == nil || !sameString(e.Key, j.key) || !sameString(e.Tenant, j.tenant)) { // (an enqueue gives the job its key)
 		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
 	}
 	if j != nil {
@@ -369,4 +370,10 @@ func refusable(k model.EventKind) bool {
 // report records a safety violation.
 func (s *Suite) report(inv string, job model.JobID, msg string, seqs ...uint64) {
 	s.safety.add(inv, job, msg, seqs...)
+}
+
+// sameString is a == b, without a call when both are the very same string
+// (a job's events carry the key and tenant its enqueue gave it).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }

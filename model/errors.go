@@ -25,6 +25,11 @@ func RefusalCode(err error) Code {
 	if err == nil {
 		return CodeNone
 	}
+	for _, r := range refusals { // most refusals are a sentinel itself
+		if err == r.err {
+			return r.code
+		}
+	}
 	for _, r := range refusals {
 		if errors.Is(err, r.err) {
 			return r.code

@@ -17,12 +17,12 @@ type pages[T any] struct {
 func (t *pages[T]) len() int { return t.n }
 
 // at returns entry i (0-based), which must exist.
-func (t *pages[T]) at(i int) *T { return &t.p[i/pageSize][i%pageSize] }
+func (t *pages[T]) at(i int) *T { return &t.p[uint(i)/pageSize][uint(i)%pageSize] } // (unsigned: a shift and a mask)
 
 // push appends v and returns the new entry. Like append, it may move the
 // entries of the last page: pointers into the table do not survive a push.
 func (t *pages[T]) push(v T) *T {
-	k, i := t.n/pageSize, t.n%pageSize
+	k, i := int(uint(t.n)/pageSize), int(uint(t.n)%pageSize)
 	if k == len(t.p) {
 		t.p = append(t.p, nil)
 	}

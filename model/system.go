@@ -19,10 +19,11 @@ type System struct {
 	rec    Recorder
 	ev     Event // scratch event, reused so recording never allocates
 
-	// unixNano, when the clock offers it, reads the time without going
-	// through time.Time (the scheduler's virtual clock does).
-	unixNano   func() int64
-	epochNanos int64
+	// nowRef, when the clock offers it, is where the clock keeps the time
+	// (the scheduler's virtual clock does): Now reads it without a call or
+	// a time.Time. Now is *nowRef - nowOffset.
+	nowRef    *int64
+	nowOffset int64
 
 	queue              queue
 	outbox             Outbox
@@ -91,8 +92,9 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 		redrive:            newBucket(cfg.Redrive, 0),
 		perTenantReprocess: reuse.Map(prev.perTenantReprocess),
 	}
-	if u, ok := env.Clock.(interface{ UnixNano() int64 }); ok {
-		s.unixNano, s.epochNanos = u.UnixNano, env.Epoch.UnixNano()
+	if c, ok := env.Clock.(interface{ NowRef() (*int64, int64) }); ok {
+		ref, epoch := c.NowRef()
+		s.nowRef, s.nowOffset = ref, env.Epoch.UnixNano()-epoch
 	}
 }
 
@@ -101,8 +103,8 @@ func (s *System) Config() Config { return s.cfg }
 
 // Now is the current model time.
 func (s *System) Now() Time {
-	if s.unixNano != nil {
-		return s.unixNano() - s.epochNanos
+	if s.nowRef != nil {
+		return *s.nowRef - s.nowOffset
 	}
 	return Time(s.clock.Now().Sub(s.epoch))
 }

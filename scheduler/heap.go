@@ -1,5 +1,7 @@
 package scheduler
 
+import "slices"
+
 // Event is one scheduled occurrence. Actor and Kind are opaque to the
 // scheduler; the [Handler] interprets them. Arg carries one small payload
 // (a job id, an incarnation) so events need no pointers and no allocation.
@@ -25,19 +27,91 @@ func (e *Event) less(o *Event) bool {
 	return e.seq < o.seq
 }
 
-// eventHeap is a typed 4-ary min-heap of events stored by value: no
-// interfaces, no per-event allocation once its backing array has grown.
-// Four children per node halve the depth of a binary heap: a pop moves
-// half as many 40-byte events, and a node's children share a cache line
-// or two. The order is total (time, tie, seq), so the arity cannot change
-// which event comes out.
-type eventHeap struct{ items []Event }
+// eventHeap holds the pending events and hands them out in (time, tie,
+// seq) order. The order is total, so how they are held cannot change
+// which event comes out: only what it costs.
+//
+// A simulator's queue is small (a standard run keeps about nine events
+// pending), and at that size an array kept sorted latest first beats a
+// heap: a pop takes the last element, a push shifts the few events due
+// before it one slot up and takes their place. Past
+// sortedMax events that shifting outgrows the heap's logarithm, so the
+// array turns into a typed 4-ary min-heap of events stored by value (an
+// array sorted earliest first already is one: reversing it is the whole
+// conversion), and back to sorted once it shrinks to sortedMin.
+type eventHeap struct {
+	items []Event
+	heap  bool // items is a 4-ary min-heap; otherwise sorted latest first
+}
+
+// The sizes at which the array turns into a heap and back: apart, so a
+// queue hovering near one size does not convert at every event.
+const (
+	sortedMax = 64
+	sortedMin = 16
+)
 
 func (h *eventHeap) Len() int { return len(h.items) }
 
-// push and pop move a hole instead of swapping: each level of the heap
-// copies one event rather than two.
+// reset empties h, keeping its backing array.
+func (h *eventHeap) reset() { *h = eventHeap{items: h.items[:0]} }
+
+// min is the next event to pop; h must not be empty.
+func (h *eventHeap) min() *Event {
+	if h.heap {
+		return &h.items[0]
+	}
+	return &h.items[len(h.items)-1]
+}
+
 func (h *eventHeap) push(e Event) {
+	if h.heap {
+		h.heapPush(e)
+		return
+	}
+	if len(h.items) == sortedMax {
+		slices.Reverse(h.items) // earliest first: a heap
+		h.heap = true
+		h.heapPush(e)
+		return
+	}
+	// The events due before e are at the end; a new event is most often
+	// due before all but one or two of those pending (timers for later
+	// are many, the next steps few): walk the hole in from the end.
+	h.items = append(h.items, e)
+	i := len(h.items) - 1
+	for i > 0 && h.items[i-1].less(&e) {
+		h.items[i] = h.items[i-1]
+		i--
+	}
+	h.items[i] = e
+}
+
+func (h *eventHeap) pop() Event {
+	last := len(h.items) - 1
+	if !h.heap {
+		top := h.items[last]
+		h.items = h.items[:last]
+		return top
+	}
+	top := h.heapPop()
+	if len(h.items) <= sortedMin {
+		slices.SortFunc(h.items, func(a, b Event) int { // latest first
+			if b.less(&a) {
+				return -1
+			}
+			return 1 // (no two events are equal: seq is unique)
+		})
+		h.heap = false
+	}
+	return top
+}
+
+// heapPush and heapPop move a hole instead of swapping: each level of the
+// heap copies one event rather than two. Four children per node halve
+// the depth of a binary heap, and a node's children share a cache line
+// or two.
+func (h *eventHeap) heapPush(e Event) {
 	h.items = append(h.items, e)
 	i := len(h.items) - 1
 	for i > 0 {
@@ -51,7 +125,7 @@ func (h *eventHeap) push(e Event) {
 	h.items[i] = e
 }
 
-func (h *eventHeap) pop() Event {
+func (h *eventHeap) heapPop() Event {
 	top := h.items[0]
 	last := len(h.items) - 1
 	moved := h.items[last]

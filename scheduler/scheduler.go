@@ -26,9 +26,9 @@ func New(tie *Stream, h Handler) *Scheduler {
 // Reset makes s what New(tie, h) returns, keeping the heap's backing array:
 // a runner of many seeds then schedules without growing it again.
 func (s *Scheduler) Reset(tie *Stream, h Handler) {
-	items := s.heap.items[:0]
-	*s = Scheduler{tie: tie, handler: h}
-	s.heap.items = items
+	q := s.heap
+	q.reset()
+	*s = Scheduler{tie: tie, handler: h, heap: q}
 }
 
 // Now is the current virtual time.
@@ -59,7 +59,7 @@ func (s *Scheduler) NextAt() (at Time, ok bool) {
 	if s.heap.Len() == 0 {
 		return 0, false
 	}
-	return s.heap.items[0].At, true
+	return s.heap.min().At, true
 }
 
 // Step runs the next event and reports whether there was one.
@@ -77,7 +77,7 @@ func (s *Scheduler) Step() bool {
 // RunUntil runs events due at or before limit, then sets the clock to limit
 // if it is later than the last event run.
 func (s *Scheduler) RunUntil(limit Time) {
-	for s.heap.Len() > 0 && s.heap.items[0].At <= limit {
+	for s.heap.Len() > 0 && s.heap.min().At <= limit {
 		s.Step()
 	}
 	if s.now < limit {
@@ -96,12 +96,19 @@ type Clock struct{ s *Scheduler }
 // Now returns the current virtual instant as wall-clock time.
 func (c Clock) Now() time.Time { return c.s.now.Wall() }
 
-// epochUnixNano is Epoch in Unix nanoseconds.
-var epochUnixNano = Epoch.UnixNano()
+// epochUnixNanoOf is Epoch in Unix nanoseconds.
+var epochUnixNanoOf = Epoch.UnixNano()
 
 // UnixNano is Now().UnixNano() without building a time.Time: the model
 // reads time on every event, and this is its fast path.
-func (c Clock) UnixNano() int64 { return epochUnixNano + int64(c.s.now) }
+func (c Clock) UnixNano() int64 { return epochUnixNanoOf + int64(c.s.now) }
+
+// NowRef lets a reader that asks for the time on every event (the model)
+// read it without a call: *ref + epochUnixNano is UnixNano(). The caller
+// must only read through ref.
+func (c Clock) NowRef() (ref *int64, epochUnixNano int64) {
+	return (*int64)(&c.s.now), epochUnixNanoOf
+}
 
 // Since returns the virtual time elapsed since t.
 func (c Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }

@@ -239,6 +239,23 @@ func TestClockUnixNanoMatchesNow(t *testing.T) {
 	}
 }
 
+// NowRef reads the time the clock shows, and follows it as it moves.
+func TestClockNowRefFollowsNow(t *testing.T) {
+	s := New(NewStream(1), &recorder{})
+	c := s.Clock()
+	ref, epoch := c.NowRef()
+	for _, at := range []Time{0, 1234567 * Microsecond, 5 * Second} {
+		s.RunUntil(at)
+		if got := *ref + epoch; got != c.Now().UnixNano() {
+			t.Fatalf("at %v: *ref + epoch = %d, Now().UnixNano() = %d", at, got, c.Now().UnixNano())
+		}
+	}
+	s.Reset(NewStream(2), &recorder{}) // a reset scheduler is read through the same ref
+	if *ref != 0 {
+		t.Fatalf("after Reset *ref = %d, want 0", *ref)
+	}
+}
+
 // A reset scheduler runs a schedule exactly as a new one does.
 func TestSchedulerResetIsNew(t *testing.T) {
 	trace := func(s *Scheduler, h *recordingHandler) []string {

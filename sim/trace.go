@@ -3,6 +3,7 @@ package sim
 import (
 	"math/bits"
 	"strconv"
+	"unsafe"
 
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
@@ -13,9 +14,10 @@ import (
 // exactly as Run does: another runner of the same model (the goroutine
 // runners of `durasim bench`) gets comparable traces and hashes from it.
 type TraceHasher struct {
-	seq  uint64
-	hash uint64
-	line []byte
+	seq     uint64
+	hash    uint64
+	line    []byte
+	strings stringHashes
 }
 
 // NewTraceHasher returns a hasher of an empty trace.
@@ -27,7 +29,7 @@ func NewTraceHasher() *TraceHasher {
 func (t *TraceHasher) Add(e *model.Event) {
 	t.seq++
 	e.Seq = t.seq
-	t.hash = hashEvent(t.hash, e)
+	t.hash = hashEvent(t.hash, e, &t.strings)
 }
 
 // Line formats the event just added as its trace line; the line is valid
@@ -65,16 +67,19 @@ func (r *recorder) reset(keep bool, suite *invariants.Suite, m *metricsRecorder)
 	if line == nil {
 		line = make([]byte, 0, 256)
 	}
-	*r = recorder{TraceHasher: TraceHasher{hash: hashSeed, line: line}, keep: keep, suite: suite, metrics: m}
+	strs := r.strings // its strings' hashes hold in any run
+	*r = recorder{TraceHasher: TraceHasher{hash: hashSeed, line: line, strings: strs}, keep: keep, suite: suite, metrics: m}
 }
 
 // hashEvent folds one event into the running hash: every field that its
 // trace line shows, in a fixed order and encoding, so two traces hash alike
 // exactly when their lines are alike — without formatting the line. Small
-// fields are packed into words; strings go word by word (hashString). The
-// fields go down two independent lanes joined at the end: each mix waits
-// for the one before it in its lane only, so the CPU overlaps the two.
-func hashEvent(h uint64, e *model.Event) uint64 {
+// fields are packed into words; each string is hashed on its own, and its
+// hash folded in (strs remembers the strings seen last: a job's key and
+// tenant ride on every event of the job). The fields go down two
+// independent lanes joined at the end: each mix waits for the one before
+// it in its lane only, so the CPU overlaps the two.
+func hashEvent(h uint64, e *model.Event, strs *stringHashes) uint64 {
 	a := mix(h, uint64(e.At))
 	b := mix(h^lane2, uint64(e.Kind)|uint64(e.Actor.Role)<<8|uint64(e.Stage)<<16|uint64(e.Code)<<24|
 		uint64(e.Boundary)<<32|flag(e.HasStage)<<40|flag(e.OK)<<41)
@@ -87,11 +92,63 @@ func hashEvent(h uint64, e *model.Event) uint64 {
 	a = mix(a, uint64(e.N))
 	b = mix(b, uint64(e.N2))
 	a = mix(a, uint64(uint32(e.Payload))) // what the line shows
-	a = hashString(a, e.Tenant)
-	b = hashString(b, e.Key)
-	a = hashString(a, e.Text)
+	ht, hk, hx := emptyStringHash, emptyStringHash, emptyStringHash
+	if e.Tenant != "" { // (most events carry an empty string or two: no call)
+		ht = strs.of(e.Tenant)
+	}
+	if e.Key != "" {
+		hk = strs.of(e.Key)
+	}
+	if e.Text != "" {
+		hx = strs.of(e.Text)
+	}
+	a = mix(a, ht)
+	b = mix(b, hk)
+	a = mix(a, hx)
 	return mix(a, b)
 }
+
+// stringHashes remembers the hashes of the strings hashed last, in slots
+// picked by where a string's bytes lie: an event's key or tenant is most
+// often the very string the job's earlier events carried. A slot is
+// trusted only when it holds an equal string (the comparison is a pointer
+// check when it is the same one), so what it returns is always the hash of
+// the bytes: where strings lie decides only how often hashing is skipped.
+// A slot keeps its string alive, so its address cannot be reused meanwhile.
+type stringHashes struct {
+	slots [64]stringHash
+}
+
+type stringHash struct {
+	s string
+	h uint64
+}
+
+// of returns hashString(stringSeed, s), s not empty. The common case, the
+// very string a slot holds, compares two pointers and two lengths.
+func (c *stringHashes) of(s string) uint64 {
+	p := unsafe.StringData(s)
+	slot := &c.slots[(uintptr(unsafe.Pointer(p))>>4^uintptr(len(s)))%uintptr(len(c.slots))]
+	if unsafe.StringData(slot.s) == p && len(slot.s) == len(s) {
+		return slot.h
+	}
+	return slot.fill(s)
+}
+
+// fill makes the slot s's, hashing s unless the slot holds its bytes.
+func (slot *stringHash) fill(s string) uint64 {
+	if slot.s != s {
+		slot.h = hashString(stringSeed, s)
+	}
+	slot.s = s
+	return slot.h
+}
+
+// stringSeed starts each string's hash.
+const stringSeed = 0xbb67ae8584caa73b
+
+// emptyStringHash is the empty string's (most events carry one or two).
+var emptyStringHash = hashString(stringSeed, "")
 
 // lane2 starts the second lane of hashEvent away from the first.
 const lane2 = 0x6a09e667f3bcc909
