@@ -194,16 +194,14 @@ func (s *Suite) row(id model.EventID) *rowRec {
 	return &s.rows[id]
 }
 
-// rowAt returns the record of event id if the table has one.
+// rowAt returns the record of event id if the table has one, a zero
+// record if not; to read, not to write.
 func (s *Suite) rowAt(id model.EventID) *rowRec {
 	if id > 0 && int(id) < len(s.rows) {
 		return &s.rows[id]
 	}
-	return &noRow
+	return &s.noRow
 }
-
-// noRow is what rowAt reads for an id no row has: nothing (never written).
-var noRow rowRec
 
 // rowSig folds a row's key, stage and job into one word: a row read back
 // under another key, stage or job has another signature.

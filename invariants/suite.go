@@ -33,6 +33,7 @@ type Suite struct {
 	brk         breakerRef              // circuit-breaker: the oracle's reference breaker
 	loose       map[string]*keyRecord   // idempotency: keys no enqueue owns
 	rows        []rowRec                // by event id: each outbox row's identity, mark and prune
+	noRow       rowRec                  // what rowAt reads for an id no row has (never written)
 	lastKey     string                  // the key sig hashed last
 	lastKeyHash uint64
 	readyQ      readyQueue          // the oracle's own ready queue (queue order)
