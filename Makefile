@@ -73,8 +73,9 @@ soak: build
 
 # Statement coverage of model/ by the standard sweep through the CLI's own
 # path, not the unit tests: `durasim run -seeds 1:2000` (the correct design)
-# and then `durasim mutants -seeds 1:1000` (the catalogue: the only sweep
-# that runs the naive variants' code in model/naive.go); a lone ';'
+# and then `durasim mutants -seeds 1:1000 -trials 20` (the catalogue, as
+# its must-show runs it: the only sweep that runs the naive variants' code
+# in model/naive.go); a lone ';'
 # separates runs, whose coverage adds up. Prints every block neither
 # reaches, grouped by function. A measurement: exits 0, and says whether
 # the target is met. COVERPKG (comma-separated) and COVERARGS measure other
@@ -82,7 +83,7 @@ soak: build
 #   make cover COVERARGS='run -seeds 1:2000'   (the correct design alone)
 #   make cover COVERPKG=./sqlstore COVERARGS='run -seeds 1:200 -backend sqlite'
 COVERPKG ?= ./model
-COVERARGS ?= run -seeds 1:2000 ';' mutants -seeds 1:1000
+COVERARGS ?= run -seeds 1:2000 ';' mutants -seeds 1:1000 -trials 20
 cover:
 	$(GO) run ./internal/mutation/cmd/cover -pkg $(COVERPKG) -main ./cmd/durasim -- $(COVERARGS)
 

@@ -30,9 +30,3 @@ var Discard Recorder = discard{}
 type discard struct{}
 
 func (discard) Record(*Event) {}
-
-// Log is a Recorder that keeps copies of every event, for tests and replay.
-type Log struct{ Events []Event }
-
-// Record appends a copy of e.
-func (l *Log) Record(e *Event) { l.Events = append(l.Events, *e) }

@@ -43,7 +43,7 @@ func testConfig() model.Config {
 type harness struct {
 	t   testing.TB
 	clk *fakeClock
-	log *model.Log
+	log *eventLog
 	sys *model.System
 }
 
@@ -56,7 +56,7 @@ func newHarness(t testing.TB, design *model.Design, tweaks ...func(c *model.Conf
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("test config invalid: %v", err)
 	}
-	h := &harness{t: t, clk: &fakeClock{now: scheduler.Epoch}, log: &model.Log{}}
+	h := &harness{t: t, clk: &fakeClock{now: scheduler.Epoch}, log: &eventLog{}}
 	h.sys = model.NewSystem(cfg, design, model.Env{
 		Clock: h.clk, Epoch: scheduler.Epoch, Rand: scheduler.NewStream(1), Recorder: h.log,
 	})
@@ -195,3 +195,8 @@ func isConflict(err error) bool {
 	var c *model.IdempotencyConflictError
 	return errors.As(err, &c)
 }
+
+// eventLog is a Recorder that keeps a copy of every event.
+type eventLog struct{ Events []model.Event }
+
+func (l *eventLog) Record(e *model.Event) { l.Events = append(l.Events, *e) }

@@ -52,7 +52,7 @@ type scriptRun struct {
 	msgs   []int64
 }
 
-func scriptEnv(clk *fakeClock, log *model.Log) model.Env {
+func scriptEnv(clk *fakeClock, log *eventLog) model.Env {
 	env := model.Env{Clock: clk, Epoch: scheduler.Epoch, Rand: scheduler.NewStream(1)}
 	if log != nil {
 		env.Recorder = log
@@ -179,7 +179,7 @@ type observed struct {
 	EffectCount []int
 }
 
-func observe(sys *model.System, log *model.Log) observed {
+func observe(sys *model.System, log *eventLog) observed {
 	o := observed{Events: log.Events, Effects: sys.Effects(), DLQ: sys.DLQEntries(), Quarantined: sys.Quarantined(), Audit: sys.Audit()}
 	sys.EachJob(func(j *model.Job) { o.Jobs = append(o.Jobs, *j) })
 	sys.EachRow(func(r *model.OutboxRow) { o.Rows = append(o.Rows, *r) })
@@ -213,7 +213,7 @@ func observe(sys *model.System, log *model.Log) observed {
 
 // runFresh runs ops on a new System.
 func runFresh(cfg model.Config, design *model.Design, ops []scriptOp) observed {
-	clk, log := &fakeClock{now: scheduler.Epoch}, &model.Log{}
+	clk, log := &fakeClock{now: scheduler.Epoch}, &eventLog{}
 	r := &scriptRun{clk: clk, sys: model.NewSystem(cfg, design, scriptEnv(clk, log))}
 	r.run(ops)
 	return observe(r.sys, log)
@@ -221,7 +221,7 @@ func runFresh(cfg model.Config, design *model.Design, ops []scriptOp) observed {
 
 // runReset resets sys (whatever it did before) and runs ops on it.
 func runReset(sys *model.System, cfg model.Config, design *model.Design, ops []scriptOp) observed {
-	clk, log := &fakeClock{now: scheduler.Epoch}, &model.Log{}
+	clk, log := &fakeClock{now: scheduler.Epoch}, &eventLog{}
 	sys.Reset(cfg, design, scriptEnv(clk, log))
 	r := &scriptRun{clk: clk, sys: sys}
 	r.run(ops)
@@ -286,7 +286,7 @@ func TestResetReplaysTheSameRun(t *testing.T) {
 		}
 	}
 
-	clk, log := &fakeClock{now: scheduler.Epoch}, &model.Log{}
+	clk, log := &fakeClock{now: scheduler.Epoch}, &eventLog{}
 	sys := model.NewSystem(cfg, nil, scriptEnv(clk, log))
 	(&scriptRun{clk: clk, sys: sys}).run(resetScript)
 	if diff := cmp.Diff(want, observe(sys, log), ignoreJobInternals); diff != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/model"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -75,6 +76,7 @@ func Replicate(cfg Config, seed, want uint64) error {
 			seed, want, r.Hash, seed)
 	}
 	h := NewTraceHasher()
+	var torn [2]uint64 // the kinds of line checked cut short, refused and accepted
 	for i := range r.History {
 		e := r.History[i]
 		h.Add(&e)
@@ -87,6 +89,12 @@ func Replicate(cfg Config, seed, want uint64) error {
 		}
 		if want := printed(e); back != want {
 			return fmt.Errorf("seed %d: trace line %d %q reads back as another event:\n%s", seed, i+1, r.Trace[i], cmp.Diff(want, back))
+		}
+		if ok, bit := b2i(e.OK), uint64(1)<<e.Kind; torn[ok]&bit == 0 {
+			torn[ok] |= bit
+			if err := tornLine(ParseTraceLine, seed, i+1, r.Trace[i], back); err != nil {
+				return err
+			}
 		}
 	}
 	if h.Sum() != want || uint64(len(r.Trace)) != r.Events {
@@ -117,4 +125,26 @@ func replayPrinted(r *Result, want uint64) error {
 			r.Seed, again.Hash, want, Command("replay", c, r.Seed))
 	}
 	return nil
+}
+
+// tornLine checks that no proper prefix of a trace line reads back as the
+// event the whole line reads as: the last line of a trace cut short (a
+// process killed mid-write, a file truncated) must be refused or read as
+// another event, never pass for the line it was. Every byte of a line
+// says something: a field cut short is malformed or holds another value,
+// and a line that lost its last field lost what that field said.
+func tornLine(parse func(string) (model.Event, error), seed uint64, n int, line string, whole model.Event) error {
+	for cut := len(line) - 1; cut >= 0; cut-- {
+		if e, err := parse(line[:cut]); err == nil && e == whole {
+			return fmt.Errorf("seed %d: trace line %d %q cut to its first %d bytes still reads back as the whole line's event: a torn line would pass for a whole one", seed, n, line, cut)
+		}
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

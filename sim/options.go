@@ -18,7 +18,8 @@ import (
 // at the edges of the tenant pattern among them), a tight token budget
 // (retries that spend it: seed 004's budget path), documents at the
 // largest operationVersion (Config.EdgeVersions), a backoff capped at its
-// base, a breaker at the edges of its settings. Each option
+// base, a breaker at the edges of its settings (and, in one seed in four,
+// a probe of one setting past its edge: pastedge.go). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -36,6 +37,7 @@ type swarmOptions struct {
 	edgeVersions bool
 	cappedRetry  bool // the backoff's cap at its base: every retry's bound is the cap
 	edgeBreaker  bool // the breaker at the edges of its settings
+	pastEdge     int  // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -58,6 +60,7 @@ func drawOptions(seed uint64) swarmOptions {
 	edgeVersions := r.Chance(250_000)
 	cappedRetry := r.Chance(125_000)
 	edgeBreaker := r.Chance(125_000)
+	pastEdge := r.IntN(4 * len(pastEdges)) // one seed in four probes an edge
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -92,6 +95,9 @@ func drawOptions(seed uint64) swarmOptions {
 		o.tokenBudget = tightTokenBudget
 	}
 	o.edgeVersions, o.cappedRetry, o.edgeBreaker = edgeVersions, cappedRetry, edgeBreaker
+	if pastEdge < len(pastEdges) {
+		o.pastEdge = 1 + pastEdge
+	}
 	return o
 }
 

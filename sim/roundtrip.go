@@ -69,7 +69,7 @@ func (t *RoundTrip) String() string {
 		s += fmt.Sprintf(" and %s showing kinds of line the first did not", Counted(more, "later seed"))
 	}
 	kinds := bits.OnesCount64(t.kinds[0]) + bits.OnesCount64(t.kinds[1])
-	return fmt.Sprintf("%s, with their traces kept (%d lines of %d kinds, each read back into its event) and from their printed replay commands: same hashes",
+	return fmt.Sprintf("%s, with their traces kept (%d lines of %d kinds, each read back into its event; each seed's first line of a kind, cut short at every byte, never read as that event) and from their printed replay commands: same hashes",
 		s, t.events, kinds)
 }
 

@@ -185,6 +185,7 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	asked := cfg
 	defer func(asked Config) {
 		if p := recover(); p != nil {
 			rn.r = nil // left half-way: the next seed starts afresh
@@ -194,8 +195,14 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 	if cfg.Swarm {
 		// The options drawn must make a configuration the CLI would take:
 		// the seed's replay command prints them as flags.
-		if cfg = drawOptions(seed).apply(cfg); cfg.Validate() != nil {
+		o := drawOptions(seed)
+		if cfg = o.apply(cfg); cfg.Validate() != nil {
 			return nil, fmt.Errorf("seed %d: its swarm options (%s) make a configuration the CLI refuses: %v", seed, optionsOf(cfg), cfg.Validate())
+		}
+		if o.pastEdge > 0 {
+			if err := probeEdge(cfg, asked, seed, &pastEdges[o.pastEdge-1]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if rn.r == nil {

@@ -90,11 +90,15 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
-// runErr is the exit for an error a run returned: a panic is a failure
-// found (status 1, with its seed and replay command); anything else is a
+// runErr is the exit for an error a run returned: a panic, or a setting
+// past its edge that Validate took, is a failure found (status 1, with
+// its seed and the command that reproduces it); anything else is a
 // configuration the run refused (a usage error, status 2).
 func runErr(err error) error {
 	if _, ok := errors.AsType[*sim.PanicError](err); ok {
+		return &exitError{code: 1, err: err}
+	}
+	if _, ok := errors.AsType[*sim.EdgeError](err); ok {
 		return &exitError{code: 1, err: err}
 	}
 	return usageErr("%v", err)

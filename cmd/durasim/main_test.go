@@ -225,11 +225,12 @@ func TestREADMEListsEverySharedFlag(t *testing.T) {
 	}
 }
 
-// TestRunErrExitStatus: a run's panic is a failure found (status 1), any
-// other error a configuration the run refused (status 2).
+// TestRunErrExitStatus: a run's panic or a lenient edge is a failure found
+// (status 1), any other error a configuration the run refused (status 2).
 func TestRunErrExitStatus(t *testing.T) {
 	for err, want := range map[error]int{
 		&sim.PanicError{Seed: 3, Value: "boom", Replay: "go run ./cmd/durasim replay -seed 3"}: 1,
+		&sim.EdgeError{Seed: 4, Edge: "lease 0", Says: "lease must be positive"}:               1,
 		errors.New("lease must be positive"):                                                   2,
 	} {
 		var ee *exitError
