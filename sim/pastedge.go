@@ -36,7 +36,7 @@ var pastEdges = [...]pastEdge{
 	{"token budget 0", "token budget", func(c *model.Config) { c.TokenBudget = 0 }},
 	{"backoff base 0", "retry", func(c *model.Config) { c.Retry.Base = 0 }},
 	{"backoff cap 1ns below its base", "retry", func(c *model.Config) { c.Retry.Cap = c.Retry.Base - 1 }},
-	{"an unknown backoff strategy", "retry", func(c *model.Config) { c.Retry.Strategy = model.Strategy(255) }},
+	{"the first unknown backoff strategy", "retry", func(c *model.Config) { c.Retry.Strategy = firstUnknownStrategy() }},
 	{"breaker window 0", "breaker", func(c *model.Config) { c.Breaker.Window = 0 }},
 	{"breaker min-samples 0", "breaker", func(c *model.Config) { c.Breaker.MinSamples = 0 }},
 	{"breaker min-samples one more than its window", "breaker", func(c *model.Config) { c.Breaker.MinSamples = c.Breaker.Window + 1 }},
@@ -51,12 +51,24 @@ var pastEdges = [...]pastEdge{
 	{"outbox retention 0", "retention", func(c *model.Config) { c.Retention = 0 }},
 }
 
+// firstUnknownStrategy is the strategy after the last one the model knows:
+// the first whose name does not parse back to it.
+func firstUnknownStrategy() model.Strategy {
+	s := model.Strategy(0)
+	for {
+		if back, err := model.ParseStrategy(s.String()); err != nil || back != s {
+			return s
+		}
+		s++
+	}
+}
+
 // probeEdge checks that cfg with edge p moved past it is refused, naming
-// the setting; asked is the configuration as the caller gave it (before
+// the setting and nothing else (one setting moved, one complaint); asked is the configuration as the caller gave it (before
 // the swarm's options), for the command that reproduces a failure.
 func probeEdge(cfg, asked Config, seed uint64, p *pastEdge) error {
 	p.move(&cfg.Model)
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), p.says) {
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), p.says) || strings.Contains(err.Error(), "\n") {
 		return &EdgeError{Seed: seed, Edge: p.what, Says: p.says, Err: err, Reproduce: Command("run", asked, seed)}
 	}
 	return nil
@@ -68,7 +80,7 @@ func probeEdge(cfg, asked Config, seed uint64, p *pastEdge) error {
 type EdgeError struct {
 	Seed      uint64
 	Edge      string // the setting moved: "lease 0"
-	Says      string // what the refusal must say
+	Says      string // what the refusal must say (on one line: one complaint)
 	Err       error  // Validate's answer; nil: it took the configuration
 	Reproduce string
 }
@@ -76,6 +88,9 @@ type EdgeError struct {
 func (e *EdgeError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("seed %d: its configuration with %s passes Validate: a setting no pipeline can run with must be refused, not run (reproduce: %s)", e.Seed, e.Edge, e.Reproduce)
+	}
+	if strings.Contains(e.Err.Error(), "\n") {
+		return fmt.Sprintf("seed %d: its configuration with %s is refused with more than one complaint: %q (reproduce: %s)", e.Seed, e.Edge, e.Err.Error(), e.Reproduce)
 	}
 	return fmt.Sprintf("seed %d: its configuration with %s is refused, but the error does not say %q: %v (reproduce: %s)", e.Seed, e.Edge, e.Says, e.Err, e.Reproduce)
 }

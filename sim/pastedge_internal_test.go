@@ -34,6 +34,11 @@ func TestProbeEdgeFailsOnALenientEdge(t *testing.T) {
 		!strings.Contains(err.Error(), "go run ./cmd/durasim run -seed 7") {
 		t.Fatalf("taken edge: err = %v", err)
 	}
+	two := pastEdge{"lease 0", "lease", func(c *model.Config) { c.Lease, c.Deadline = 0, 0 }}
+	err = probeEdge(DefaultConfig(), DefaultConfig(), 9, &two)
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "refused with more than one complaint") {
+		t.Fatalf("two complaints: err = %v", err)
+	}
 	unnamed := pastEdge{"lease 0", "heartbeat", func(c *model.Config) { c.Lease = 0 }}
 	err = probeEdge(DefaultConfig(), DefaultConfig(), 8, &unnamed)
 	if !errors.As(err, &ee) || ee.Err == nil || !strings.Contains(err.Error(), `does not say "heartbeat": lease must be positive`) {

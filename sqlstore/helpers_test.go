@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/model"
@@ -125,4 +127,30 @@ func wantFenced(t testing.TB, what string, err error, code model.Code) {
 	if !errors.Is(err, ErrFenced) || !errors.As(err, &fe) || fe.Code != code {
 		t.Fatalf("%s: err = %v; want ErrFenced with %v", what, err, code)
 	}
+}
+
+// deadline is how long a test waiting on other goroutines (or on another
+// connection's lock) waits before it fails: a lost wake-up or a lease
+// handed out forever fails that test, instead of hanging the run until
+// go test's 10-minute timeout.
+const deadline = time.Minute
+
+// within receives from ch, failing the test after deadline.
+func within[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(deadline):
+		t.Fatalf("waited %v for %s", deadline, what)
+		panic("unreachable")
+	}
+}
+
+// waitAll waits for wg, failing the test after deadline.
+func waitAll(t testing.TB, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	within(t, done, what)
 }

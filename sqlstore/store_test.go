@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -107,37 +108,46 @@ func TestConcurrentLease(t *testing.T) {
 		var mu sync.Mutex
 		seen := map[model.JobID]string{}
 		fences := map[uint64]bool{}
+		var errs []error // under mu: a duplicate is reported, never waits for a reader
+		lctx, cancel := context.WithTimeout(ctx, deadline)
+		defer cancel()
 		var wg sync.WaitGroup
 		start := make(chan struct{})
-		errs := make(chan error, workers)
 		for w := range workers {
 			wc := conn(t, s)
 			name := fmt.Sprintf("w%d", w)
 			wg.Go(func() {
 				<-start
 				for {
-					l, ok, err := wc.LeaseNext(ctx, LeaseReq{Worker: name, Now: 1, LeaseUntil: 1000})
-					if err != nil {
-						errs <- err
-						return
-					}
-					if !ok {
+					l, ok, err := wc.LeaseNext(lctx, LeaseReq{Worker: name, Now: 1, LeaseUntil: 1000})
+					if err != nil || !ok {
+						if err != nil {
+							mu.Lock()
+							errs = append(errs, fmt.Errorf("%s: %w", name, err))
+							mu.Unlock()
+						}
 						return
 					}
 					mu.Lock()
-					if prev, dup := seen[l.Job]; dup {
-						errs <- errors.New(name + " and " + prev + " both leased " + l.Job.String())
+					prev, dup := seen[l.Job]
+					if dup {
+						errs = append(errs, errors.New(name+" and "+prev+" both leased "+l.Job.String()))
 					}
 					seen[l.Job], fences[l.Fence] = name, true
 					mu.Unlock()
+					if dup {
+						return // a broken lease may hand out the same job forever
+					}
 				}
 			})
 		}
 		close(start)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		waitAll(t, &wg, "workers leasing")
+		for _, err := range errs {
 			t.Error(err)
+		}
+		if len(errs) > 0 {
+			t.FailNow()
 		}
 		if len(seen) != jobs || len(fences) != jobs {
 			t.Fatalf("%d jobs leased with %d distinct fences; want %d", len(seen), len(fences), jobs)
@@ -175,10 +185,10 @@ func TestClaimSkipLocked(t *testing.T) {
 		})
 		done <- err
 	}()
-	aRows := <-held // a's transaction is open and holds rows 1 and 2
+	aRows := within(t, held, "a's claim") // a's transaction is open and holds rows 1 and 2
 	bRows, err := b.ClaimUnpublished(ctx, 10)
 	close(release)
-	if err := <-done; err != nil {
+	if err := within(t, done, "a's claim to end"); err != nil {
 		t.Fatal(err)
 	}
 	if err != nil {
