@@ -43,11 +43,29 @@ type Final struct {
 // FinalOf returns the final state of s. The effects, the DLQ and the
 // audit log are copied; jobs, rows and messages are read from s by
 // [Suite.Finish], so s must not change until Finish has returned.
-func FinalOf(s *model.System) Final {
-	f := Final{Effects: s.Effects(), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, EffectsInOrder: true, sys: s} // all three return copies
-	f.Cancelled = make([]model.JobID, s.CancelledJobs())
-	for i := range f.Cancelled {
-		f.Cancelled[i] = s.CancelledJob(i)
+func FinalOf(s *model.System) Final { return finalInto(s, nil, nil) }
+
+// FinalOf is the package's FinalOf with the effects and the cancelled
+// jobs read into buffers the suite keeps from seed to seed: the Final is
+// valid until the suite's next FinalOf (Finish keeps nothing of it).
+func (su *Suite) FinalOf(s *model.System) Final {
+	f := finalInto(s, su.finalEffects[:0], su.finalCancelled[:0])
+	su.finalEffects, su.finalCancelled = f.Effects, f.Cancelled
+	return f
+}
+
+// finalInto reads s's final state, appending the effects and the
+// cancelled jobs to the buffers given.
+func finalInto(s *model.System, effects []model.Effect, cancelled []model.JobID) Final {
+	f := Final{Effects: s.AppendEffects(effects), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, EffectsInOrder: true, sys: s} // copies
+	if f.Effects == nil {
+		f.Effects = []model.Effect{}
+	}
+	for i := range s.CancelledJobs() {
+		cancelled = append(cancelled, s.CancelledJob(i))
+	}
+	if f.Cancelled = cancelled; f.Cancelled == nil {
+		f.Cancelled = []model.JobID{}
 	}
 	if f.Quarantined = s.Quarantined(); f.Quarantined == nil {
 		f.Quarantined = []model.JobID{} // read back, and empty

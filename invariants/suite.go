@@ -48,6 +48,8 @@ type Suite struct {
 	scratchFlags   []bool
 	scratchFound   []excerptFound
 	secretBuf      []byte
+	finalEffects   []model.Effect // FinalOf's buffers
+	finalCancelled []model.JobID
 
 	// Scratch of Finish, kept so that a Suite reused across seeds
 	// (Reset) does not allocate them again; cleared before each use.

@@ -136,11 +136,16 @@ func (c *Consumer) record(now Time, row OutboxRow) {
 
 // Effects returns every applied effect in order.
 func (s *System) Effects() []Effect {
-	out := make([]Effect, s.consumer.effects.len())
-	for i := range out {
+	return s.AppendEffects(make([]Effect, 0, s.consumer.effects.len()))
+}
+
+// AppendEffects appends the effects, in the order applied, to dst: a
+// caller reading them back every seed reuses one buffer.
+func (s *System) AppendEffects(dst []Effect) []Effect {
+	for i := range s.consumer.effects.len() {
 		r := s.consumer.effects.at(i)
 		row := s.outbox.row(r.event)
-		out[i] = Effect{EventID: r.event, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: r.at}
+		dst = append(dst, Effect{EventID: r.event, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: r.at})
 	}
-	return out
+	return dst
 }

@@ -479,7 +479,7 @@ func (r *run) result() *Result {
 		// so liveness has nothing to say.
 		res.Violations = r.suite.Violations()
 	} else {
-		res.Violations = r.suite.Finish(invariants.FinalOf(r.sys))
+		res.Violations = r.suite.Finish(r.suite.FinalOf(r.sys))
 	}
 	if v := r.rec.backend.violation(r.seed); v != nil {
 		res.Violations = append(res.Violations, *v)
