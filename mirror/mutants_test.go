@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/mirror"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
@@ -95,5 +96,42 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 			}
 			t.Fatal("the broken store agreed with the model on 100 seeds")
 		})
+	}
+}
+
+// retriesAtOnce makes a retried job visible at once: a lease that ignores
+// the retry's visibility time.
+type retriesAtOnce struct{ mirror.Conn }
+
+func (c retriesAtOnce) Retry(ctx context.Context, j model.JobID, f uint64, _ model.Time, code model.Code) error {
+	return c.Conn.Retry(ctx, j, f, 0, code)
+}
+
+// hidePolls is a backend that does not check empty polls.
+type hidePolls struct{ sim.Backend }
+
+// With one job, a retry that is visible at once differs from the model only
+// when a worker polls during the backoff and the model has nothing to
+// give: the empty poll is compared, and a mirror that compared only the
+// leases the model granted agreed with the broken store.
+func TestMirrorComparesEmptyPolls(t *testing.T) {
+	b := open(t, sqlstore.SQLite, ":memory:", mirror.WithWrap(func(c mirror.Conn) mirror.Conn { return retriesAtOnce{c} }))
+	plan, err := faults.Parse("transient doc=1 attempt=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Workers, cfg.Docs, cfg.Swarm, cfg.Plan = 1, 1, false, plan
+	cfg.Backend = b
+	res, err := sim.Run(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed() || !strings.Contains(res.Violations[0].Message, "the model said no visible job (w0 polls at t=") {
+		t.Fatalf("want an empty poll's divergence, got %v", res.Violations)
+	}
+	cfg.Backend = hidePolls{b}
+	if res, err = sim.Run(cfg, 1); err != nil || res.Failed() {
+		t.Fatalf("without the empty polls the mirror should agree (so the poll is what caught it): %v %v", res.Violations, err)
 	}
 }

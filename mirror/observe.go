@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/sqlstore"
 )
 
@@ -152,6 +153,25 @@ func (b *Backend) lease(c Conn, e *model.Event) error {
 	got := fmt.Sprintf("%s fence=%d attempt=%d stage=%s", l.Job, l.Fence, l.Attempt, l.Stage)
 	if got != want {
 		return b.differ(e, got, want)
+	}
+	return nil
+}
+
+// EmptyPoll implements sim.EmptyPoller: the model had no job for the
+// worker's poll, so the store, asked the same, must lease none (its lease
+// would change its state: the run stops at this first divergence).
+func (b *Backend) EmptyPoll(w model.Actor, at, leaseUntil model.Time) error {
+	c, err := b.conn(w)
+	if err != nil {
+		return err
+	}
+	l, ok, err := c.LeaseNext(b.ctx, sqlstore.LeaseReq{Worker: w.String(), Now: at, LeaseUntil: leaseUntil, Ordered: b.sys.Config().Ordered})
+	poll := fmt.Sprintf("%s polls at t=%sms", w, scheduler.AppendMillis(nil, at))
+	switch {
+	case err != nil:
+		return &divergence{event: poll, got: "error: " + err.Error(), want: "no visible job", backend: b.name}
+	case ok:
+		return &divergence{event: poll, got: fmt.Sprintf("%s fence=%d attempt=%d", l.Job, l.Fence, l.Attempt), want: "no visible job", backend: b.name}
 	}
 	return nil
 }

@@ -26,6 +26,15 @@ type Backend interface {
 	End(sys *model.System) error
 }
 
+// EmptyPoller is a Backend that also checks the polls the model answered
+// with no job (and not because its breaker held a job back): the backend,
+// asked the same at the same time, must find none either. A lease that
+// ignores a retry's visibility time shows only here, when the model's
+// queue has nothing visible.
+type EmptyPoller interface {
+	EmptyPoll(worker model.Actor, at, leaseUntil model.Time) error
+}
+
 // DivergenceInvariant names the check a backend fails when it disagrees
 // with the model.
 const DivergenceInvariant = "backend-divergence"
@@ -46,6 +55,18 @@ func (s *backendState) observe(e *model.Event) {
 	}
 	if err := s.b.Observe(e); err != nil {
 		s.err, s.seq, s.job = err, e.Seq, e.Job
+	}
+}
+
+// emptyPoll hands an empty poll to the backend, if it checks those, until
+// the first divergence; lastSeq is the event the poll came after.
+func (s *backendState) emptyPoll(w model.Actor, at, until model.Time, lastSeq uint64) {
+	p, ok := s.b.(EmptyPoller)
+	if !ok || s.err != nil {
+		return
+	}
+	if err := p.EmptyPoll(w, at, until); err != nil {
+		s.err, s.seq, s.job = err, lastSeq, 0
 	}
 }
 

@@ -70,6 +70,8 @@ func (r *run) tryLease(w *worker) {
 	if !ok {
 		if l.HeldBack != 0 { // the worker's own record of being told the breaker is open
 			r.told(r.actor(w), model.EvLease, l.HeldBack, 0, model.ErrBreakerOpen)
+		} else if b := r.rec.backend; b != nil {
+			b.emptyPoll(r.actor(w), r.now(), r.now()+r.cfg.Model.Lease, r.rec.seq)
 		}
 		r.park(w)
 		return
