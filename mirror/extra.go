@@ -33,11 +33,13 @@ type Extra interface {
 
 // Conn is what the mirror needs of one actor's connection: the contract,
 // the store's Deliver (a broker message by id, so the message-to-event
-// mapping is checked too) and Extra.
+// mapping is checked too), its read of the broker as a consumer makes it
+// (Messages: past a cursor, and those behind it never applied) and Extra.
 type Conn interface {
 	sqlstore.Ops
 	Extra
 	Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error)
+	Messages(ctx context.Context, after int64, limit int) ([]sqlstore.Message, error)
 }
 
 // *sqlstore.Conn is the mirror's connection: the store implements Extra.

@@ -21,6 +21,7 @@ type Backend struct {
 	seed  uint64
 	conns []actorConn // a handful of actors: a slice beats a map
 	fails []failNote  // by worker id
+	read  int64       // the consumer's cursor: the highest message it applied
 }
 
 // actorConn is one actor's connection: a crash closes it.
@@ -69,7 +70,7 @@ func (b *Backend) Name() string { return b.name }
 // Begin implements sim.Backend: every actor starts with a new connection
 // on an empty database.
 func (b *Backend) Begin(seed uint64, sys *model.System) error {
-	b.sys, b.seed = sys, seed
+	b.sys, b.seed, b.read = sys, seed, 0
 	clear(b.fails)
 	if err := b.closeAll(); err != nil {
 		return err

@@ -61,6 +61,32 @@ func (c losesRetryCode) Retry(ctx context.Context, j model.JobID, f uint64, at m
 	return c.Conn.Retry(ctx, j, f, at, model.CodeNone)
 }
 
+// readsPastCursorOnly reads only the messages past the consumer's cursor:
+// one delivered late, after a later one was applied, is never read again.
+type readsPastCursorOnly struct{ mirror.Conn }
+
+func (c readsPastCursorOnly) Messages(ctx context.Context, after int64, limit int) ([]sqlstore.Message, error) {
+	msgs, err := c.Conn.Messages(ctx, after, limit)
+	kept := msgs[:0]
+	for _, m := range msgs {
+		if m.ID > after {
+			kept = append(kept, m)
+		}
+	}
+	return kept, err
+}
+
+// readsShiftedEvents lists each message with the next message's event.
+type readsShiftedEvents struct{ mirror.Conn }
+
+func (c readsShiftedEvents) Messages(ctx context.Context, after int64, limit int) ([]sqlstore.Message, error) {
+	msgs, err := c.Conn.Messages(ctx, after, limit)
+	for i := range msgs {
+		msgs[i].Event++
+	}
+	return msgs, err
+}
+
 func TestMirrorCatchesBrokenStore(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -70,6 +96,9 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"created-on-duplicate", func(c mirror.Conn) mirror.Conn { return createdOnDuplicate{c} }},
 		{"forgets-ledger", func(c mirror.Conn) mirror.Conn { return forgetsLedger{c} }},
 		{"loses-retry-code", func(c mirror.Conn) mirror.Conn { return losesRetryCode{c} }},
+		{"reads-past-cursor-only", func(c mirror.Conn) mirror.Conn { return readsPastCursorOnly{c} }},
+		{"reads-shifted-events", func(c mirror.Conn) mirror.Conn { return readsShiftedEvents{c} }},
+		{"retries-at-once", func(c mirror.Conn) mirror.Conn { return retriesAtOnce{c} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := open(t, sqlstore.SQLite, ":memory:", mirror.WithWrap(tc.wrap))

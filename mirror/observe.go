@@ -270,11 +270,49 @@ func (b *Backend) publish(c Conn, e *model.Event) error {
 // applied or skipped as a duplicate as the model did. Deliver takes the
 // message id, so the broker's message-to-event mapping is checked too.
 func (b *Backend) apply(c Conn, e *model.Event) error {
+	if e.OK { // a first application: the consumer read the message from the broker
+		if err := b.readBroker(c, e); err != nil {
+			return err
+		}
+		b.read = max(b.read, e.N2)
+	}
 	event, applied, err := c.Deliver(b.ctx, e.N2, e.At)
 	if err == nil && (applied != e.OK || event != e.EventID) {
 		return b.differ(e, fmt.Sprintf("%s applied=%v", event, applied), fmt.Sprintf("%s applied=%v", e.EventID, e.OK))
 	}
 	return b.agree(e, "applied", err)
+}
+
+// readLimit bounds one read of the broker: far more than a seed keeps
+// waiting (the relay publishes a row at a time and the consumer keeps up).
+const readLimit = 1 << 12
+
+// readBroker reads the broker as the consumer does, past its cursor and
+// behind it what was never applied, before the model's first application
+// of e's event: the message must be listed, and every message listed must
+// carry the event the model's broker has under its id.
+func (b *Backend) readBroker(c Conn, e *model.Event) error {
+	msgs, err := c.Messages(b.ctx, b.read, readLimit)
+	if err != nil {
+		return b.differ(e, "error reading the broker: "+err.Error(), fmt.Sprintf("message %d listed", e.N2))
+	}
+	listed := false
+	for _, m := range msgs {
+		want, ok := b.sys.Message(m.ID)
+		if !ok || want.Event != m.Event {
+			got := fmt.Sprintf("message %d carrying %s in its read past message %d", m.ID, m.Event, b.read)
+			if !ok {
+				return b.differ(e, got, fmt.Sprintf("no message %d", m.ID))
+			}
+			return b.differ(e, got, fmt.Sprintf("message %d carrying %s", m.ID, want.Event))
+		}
+		listed = listed || m.ID == e.N2
+	}
+	if !listed {
+		return b.differ(e, fmt.Sprintf("no message %d in its read past message %d (%d listed)", e.N2, b.read, len(msgs)),
+			fmt.Sprintf("message %d, carrying %s and never applied, listed", e.N2, e.EventID))
+	}
+	return nil
 }
 
 // dlqWrite replays the first dead-letter step (a worker's decision, or the

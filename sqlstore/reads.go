@@ -23,18 +23,26 @@ type Message struct {
 // a cursor alone would skip it for good (a lost event a 500-kill chaos run
 // found).
 func (s *Store) Messages(ctx context.Context, after int64, limit int) ([]Message, error) {
-	return s.messages(ctx, `SELECT msg_id, event_id FROM broker b
-		WHERE b.msg_id > $1 OR NOT EXISTS (SELECT 1 FROM ledger l WHERE l.event_id = b.event_id)
-		ORDER BY msg_id LIMIT $2`, after, limit)
+	return messages(ctx, s.db, messagesQuery, after, limit)
 }
+
+// Messages is Store.Messages read on the connection, as a consumer that
+// holds one reads the broker.
+func (c *Conn) Messages(ctx context.Context, after int64, limit int) ([]Message, error) {
+	return messages(ctx, c.c, messagesQuery, after, limit)
+}
+
+const messagesQuery = `SELECT msg_id, event_id FROM broker b
+		WHERE b.msg_id > $1 OR NOT EXISTS (SELECT 1 FROM ledger l WHERE l.event_id = b.event_id)
+		ORDER BY msg_id LIMIT $2`
 
 // Broker returns every broker message, in id order.
 func (s *Store) Broker(ctx context.Context) ([]Message, error) {
-	return s.messages(ctx, `SELECT msg_id, event_id FROM broker ORDER BY msg_id`)
+	return messages(ctx, s.db, `SELECT msg_id, event_id FROM broker ORDER BY msg_id`)
 }
 
-func (s *Store) messages(ctx context.Context, query string, args ...any) ([]Message, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+func messages(ctx context.Context, q querier, query string, args ...any) ([]Message, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: reading the broker: %w", err)
 	}

@@ -262,7 +262,13 @@ func (s *Server) waitReady(logPath string) error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		conn, err := pgx.Connect(ctx, admin)
+		cancel()
 		if err == nil {
+			// Copying the template database is disk work: on a loaded
+			// machine it outlasts a connection attempt's 2 s by far (a CI
+			// run beside other tests timed out here), so it gets the
+			// start-up budget.
+			ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 			_, err = conn.Exec(ctx, "CREATE DATABASE "+Database)
 			_ = conn.Close(ctx)
 			cancel()
@@ -271,7 +277,6 @@ func (s *Server) waitReady(logPath string) error {
 			}
 			return nil
 		}
-		cancel()
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(logPath)
 			return fmt.Errorf("postgres not accepting connections after %v: %v (log: %s)", startTimeout, err, lastLine(out))
