@@ -160,7 +160,7 @@ func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
 	}
 	ledger := map[model.EventID]int{}
 	for _, e := range st.Ledger {
-		ledger[e]++
+		ledger[e.Event]++
 	}
 	effByEvent := map[model.EventID]int{}
 	effByStage := map[string]int{}

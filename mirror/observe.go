@@ -61,9 +61,11 @@ func (b *Backend) replay(c Conn, e *model.Event) error {
 	case model.EvRetry:
 		return b.fenced(e, c.Retry(ctx, e.Job, e.Fence, e.At+e.N, e.Code))
 	case model.EvDead:
-		// The envelope is already written (EvDLQWrite): the store's Dead
-		// marks the job and writes the same row again, in one transaction.
-		return b.fenced(e, c.Dead(ctx, e.Job, e.Fence, e.Code, e.At))
+		// The envelope is already written (EvDLQWrite, the model's first
+		// step): this is the second, the job marked dead. (The store's Dead,
+		// both in one transaction, would write the row again with this
+		// step's time: the row's time and redrive count are compared.)
+		return b.fenced(e, c.MarkDead(ctx, e.Job, e.Fence, e.Code, e.At))
 	case model.EvCancel:
 		return b.fenced(e, c.Cancel(ctx, e.Job, e.Fence, e.Code, e.At))
 	case model.EvCommit:

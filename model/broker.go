@@ -2,10 +2,11 @@ package model
 
 // Message is one broker message: an outbox event in flight.
 type Message struct {
-	ID         int64
-	Event      EventID
-	Deliveries int32
-	Acked      bool
+	ID          int64
+	Event       EventID
+	PublishedAt Time
+	Deliveries  int32
+	Acked       bool
 }
 
 // Broker delivers at least once: a message stays unacked until the consumer
@@ -17,14 +18,15 @@ type Broker struct {
 
 // message is a [Message] as the broker stores it: its id is its position.
 type message struct {
-	event      EventID
-	deliveries int32
-	acked      bool
+	event       EventID
+	publishedAt Time
+	deliveries  int32
+	acked       bool
 }
 
 // Publish hands an outbox event to the broker and returns the message id.
 func (s *System) Publish(actor Actor, id EventID) int64 {
-	s.broker.msgs.push(message{event: id})
+	s.broker.msgs.push(message{event: id, publishedAt: s.Now()})
 	s.broker.unacked++
 	msg := int64(s.broker.msgs.len())
 	e := s.event(EvPublish, actor)
@@ -42,7 +44,7 @@ func (s *System) Message(id int64) (Message, bool) {
 		return Message{}, false
 	}
 	m := s.broker.msgs.at(int(id - 1))
-	return Message{ID: id, Event: m.event, Deliveries: m.deliveries, Acked: m.acked}, true
+	return Message{ID: id, Event: m.event, PublishedAt: m.publishedAt, Deliveries: m.deliveries, Acked: m.acked}, true
 }
 
 // Messages is how many messages were ever published.

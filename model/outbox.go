@@ -1,5 +1,10 @@
 package model
 
+import (
+	"cmp"
+	"slices"
+)
+
 // keyResults holds every stage's result under one key: one map entry per
 // key instead of one per (key, stage) keeps the outbox small. The entries
 // live in a paged table, not one allocation each, and name their tenant by
@@ -206,6 +211,23 @@ func (s *System) Committed(key string, st Stage) (Result, bool) {
 		return s.outbox.result(k, key, st), true
 	}
 	return Result{}, false
+}
+
+// Results returns every committed stage result, ordered by event id.
+func (s *System) Results() []Result {
+	o := &s.outbox
+	var out []Result
+	//det:sorted (by event id, below)
+	for key, i := range o.results {
+		k := o.keys.at(int(i))
+		for st := StageIngest; st < StageDone; st++ {
+			if k.has(st) {
+				out = append(out, o.result(k, key, st))
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Result) int { return cmp.Compare(a.EventID, b.EventID) })
+	return out
 }
 
 // Row returns the outbox row of an event.

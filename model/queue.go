@@ -421,3 +421,6 @@ func (s *System) SpendTokens(id JobID, tokens int64) {
 		j.TokensSpent += tokens
 	}
 }
+
+// LastFence is the global fencing counter: the fence of the last lease.
+func (s *System) LastFence() uint64 { return s.queue.fence }

@@ -102,30 +102,72 @@ type Row struct {
 	Job         model.JobID
 	CommittedAt model.Time
 	Published   bool
+	PublishedAt model.Time // 0 until marked (State reads it; a claim's rows are unpublished)
 }
 
 // State is the durable state read back at the end of a run, for the
-// invariant checks: every table, ordered by id.
+// invariant checks and the mirror's comparison with the model: every
+// column of every table, each table ordered by its id (results by event
+// id, the ledger by event id).
 type State struct {
 	Jobs    []JobRow
 	Rows    []Row
+	Results []ResultRow
+	Broker  []BrokerRow
 	Effects []EffectRow
 	DLQ     []DLQRow
 	Audit   []AuditRow
-	Ledger  []model.EventID // event ids the consumer applied
+	Ledger  []LedgerRow // the events the consumer applied
+	Fence   uint64      // the global fencing counter: the last fence granted
 }
 
 // JobRow is a job as stored.
 type JobRow struct {
 	ID           model.JobID
 	Tenant, Key  string
+	Document     string
+	Version      int32
+	PayloadHash  uint64
 	State        model.State
 	Attempt      int32
+	MaxAttempts  int32
 	Fence        uint64
+	Holder       string // the actor that holds (or last held) its lease, as model.Actor prints
 	Stage        model.Stage
 	RedriveCount int32
 	LastCode     model.Code
 	Origin       model.JobID
+	CreatedAt    model.Time
+	VisibleAt    model.Time
+	LeaseUntil   model.Time
+	ReadyAt      model.Time // when a lease may take it: VisibleAt while waiting, LeaseUntil while leased
+	DeadlineAt   model.Time
+}
+
+// ResultRow is a committed stage result.
+type ResultRow struct {
+	Key         string
+	Stage       model.Stage
+	Tenant      string
+	Job         model.JobID
+	PayloadHash uint64
+	Value       uint64
+	EventID     model.EventID
+}
+
+// BrokerRow is a broker message.
+type BrokerRow struct {
+	ID          int64
+	Event       model.EventID
+	PublishedAt model.Time
+	Deliveries  int32
+	Acked       bool
+}
+
+// LedgerRow is an event the consumer applied, and when.
+type LedgerRow struct {
+	Event model.EventID
+	At    model.Time
 }
 
 // EffectRow is one applied effect.
@@ -135,6 +177,7 @@ type EffectRow struct {
 	Stage   model.Stage
 	Tenant  string
 	Job     model.JobID
+	At      model.Time
 }
 
 // DLQRow is a dead-lettered job (no raw content: codes only).
@@ -143,6 +186,9 @@ type DLQRow struct {
 	Tenant   string
 	Reason   model.Code
 	Attempts int32
+	// Read back by State; WriteDLQ takes the job's own count and its now.
+	RedriveCount int32
+	At           model.Time
 }
 
 // AuditRow is an operator action.
@@ -151,6 +197,7 @@ type AuditRow struct {
 	Action   string
 	Job      model.JobID
 	NewJob   model.JobID
+	At       model.Time // read back by State; Audit takes its now
 }
 
 // Ops is what one actor does against the store, each method one

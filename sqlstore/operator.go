@@ -79,6 +79,11 @@ func (c *Conn) Redrive(ctx context.Context, job model.JobID, now, deadlineAt mod
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return fmt.Errorf("%w: %s", ErrNotDead, job)
 	}
+	// The job's DLQ row stays (the model resolves its entry, it does not
+	// delete it) and counts the redrive, as the model's envelope does.
+	if _, err := tx.ExecContext(ctx, "UPDATE dlq SET redrive_count = (SELECT redrive_count FROM jobs WHERE id = $1) WHERE job = $1", job); err != nil {
+		return c.wrap(op, err)
+	}
 	return c.commit(tx, op)
 }
 

@@ -18,8 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	_ "modernc.org/sqlite"             // registers "sqlite"
-
-	"github.com/durasim/durasim/model"
 )
 
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
@@ -329,15 +327,17 @@ func (s *Store) State(ctx context.Context) (State, error) {
 		return st, fmt.Errorf("sqlstore: state: %v", oneLine(err))
 	}
 	defer tx.Rollback()
-	err = each(ctx, tx, `SELECT id, tenant, idem_key, state, attempt, fence, stage, redrive_count, last_code, origin FROM jobs ORDER BY id`,
+	err = each(ctx, tx, `SELECT id, tenant, idem_key, document, version, payload_hash, state, attempt, max_attempts, fence, holder,
+		stage, redrive_count, last_code, origin, created_at, visible_at, lease_until, ready_at, deadline_at FROM jobs ORDER BY id`,
 		func(r *sql.Rows) error {
 			var j JobRow
 			var state, code string
-			var fence int64
-			if err := r.Scan(&j.ID, &j.Tenant, &j.Key, &state, &j.Attempt, &fence, &j.Stage, &j.RedriveCount, &code, &j.Origin); err != nil {
+			var fence, payload int64
+			if err := r.Scan(&j.ID, &j.Tenant, &j.Key, &j.Document, &j.Version, &payload, &state, &j.Attempt, &j.MaxAttempts, &fence, &j.Holder,
+				&j.Stage, &j.RedriveCount, &code, &j.Origin, &j.CreatedAt, &j.VisibleAt, &j.LeaseUntil, &j.ReadyAt, &j.DeadlineAt); err != nil {
 				return err
 			}
-			j.Fence = uint64(fence)
+			j.Fence, j.PayloadHash = uint64(fence), uint64(payload)
 			var err error
 			if j.State, err = parseState(state); err != nil {
 				return err
@@ -349,10 +349,10 @@ func (s *Store) State(ctx context.Context) (State, error) {
 			return nil
 		})
 	if err == nil {
-		err = each(ctx, tx, `SELECT event_id, idem_key, stage, tenant, job, committed_at, published FROM outbox ORDER BY event_id`,
+		err = each(ctx, tx, `SELECT event_id, idem_key, stage, tenant, job, committed_at, published, published_at FROM outbox ORDER BY event_id`,
 			func(r *sql.Rows) error {
 				var row Row
-				if err := r.Scan(&row.EventID, &row.Key, &row.Stage, &row.Tenant, &row.Job, &row.CommittedAt, &row.Published); err != nil {
+				if err := r.Scan(&row.EventID, &row.Key, &row.Stage, &row.Tenant, &row.Job, &row.CommittedAt, &row.Published, &row.PublishedAt); err != nil {
 					return err
 				}
 				st.Rows = append(st.Rows, row)
@@ -360,10 +360,34 @@ func (s *Store) State(ctx context.Context) (State, error) {
 			})
 	}
 	if err == nil {
-		err = each(ctx, tx, `SELECT event_id, idem_key, stage, tenant, job FROM effects ORDER BY id`,
+		err = each(ctx, tx, `SELECT idem_key, stage, tenant, job, payload_hash, value, event_id FROM results ORDER BY event_id`,
+			func(r *sql.Rows) error {
+				var res ResultRow
+				var payload, value int64
+				if err := r.Scan(&res.Key, &res.Stage, &res.Tenant, &res.Job, &payload, &value, &res.EventID); err != nil {
+					return err
+				}
+				res.PayloadHash, res.Value = uint64(payload), uint64(value)
+				st.Results = append(st.Results, res)
+				return nil
+			})
+	}
+	if err == nil {
+		err = each(ctx, tx, `SELECT msg_id, event_id, published_at, deliveries, acked FROM broker ORDER BY msg_id`,
+			func(r *sql.Rows) error {
+				var m BrokerRow
+				if err := r.Scan(&m.ID, &m.Event, &m.PublishedAt, &m.Deliveries, &m.Acked); err != nil {
+					return err
+				}
+				st.Broker = append(st.Broker, m)
+				return nil
+			})
+	}
+	if err == nil {
+		err = each(ctx, tx, `SELECT event_id, idem_key, stage, tenant, job, at FROM effects ORDER BY id`,
 			func(r *sql.Rows) error {
 				var e EffectRow
-				if err := r.Scan(&e.EventID, &e.Key, &e.Stage, &e.Tenant, &e.Job); err != nil {
+				if err := r.Scan(&e.EventID, &e.Key, &e.Stage, &e.Tenant, &e.Job, &e.At); err != nil {
 					return err
 				}
 				st.Effects = append(st.Effects, e)
@@ -371,11 +395,11 @@ func (s *Store) State(ctx context.Context) (State, error) {
 			})
 	}
 	if err == nil {
-		err = each(ctx, tx, `SELECT job, tenant, reason, attempts FROM dlq ORDER BY job`,
+		err = each(ctx, tx, `SELECT job, tenant, reason, attempts, redrive_count, at FROM dlq ORDER BY job`,
 			func(r *sql.Rows) error {
 				var d DLQRow
 				var code string
-				if err := r.Scan(&d.Job, &d.Tenant, &code, &d.Attempts); err != nil {
+				if err := r.Scan(&d.Job, &d.Tenant, &code, &d.Attempts, &d.RedriveCount, &d.At); err != nil {
 					return err
 				}
 				var err error
@@ -385,10 +409,10 @@ func (s *Store) State(ctx context.Context) (State, error) {
 			})
 	}
 	if err == nil {
-		err = each(ctx, tx, `SELECT operator, action, job, new_job FROM audit ORDER BY id`,
+		err = each(ctx, tx, `SELECT operator, action, job, new_job, at FROM audit ORDER BY id`,
 			func(r *sql.Rows) error {
 				var a AuditRow
-				if err := r.Scan(&a.Operator, &a.Action, &a.Job, &a.NewJob); err != nil {
+				if err := r.Scan(&a.Operator, &a.Action, &a.Job, &a.NewJob, &a.At); err != nil {
 					return err
 				}
 				st.Audit = append(st.Audit, a)
@@ -396,15 +420,20 @@ func (s *Store) State(ctx context.Context) (State, error) {
 			})
 	}
 	if err == nil {
-		err = each(ctx, tx, `SELECT event_id FROM ledger ORDER BY event_id`,
+		err = each(ctx, tx, `SELECT event_id, at FROM ledger ORDER BY event_id`,
 			func(r *sql.Rows) error {
-				var id model.EventID
-				if err := r.Scan(&id); err != nil {
+				var l LedgerRow
+				if err := r.Scan(&l.Event, &l.At); err != nil {
 					return err
 				}
-				st.Ledger = append(st.Ledger, id)
+				st.Ledger = append(st.Ledger, l)
 				return nil
 			})
+	}
+	if err == nil {
+		var fence int64
+		err = tx.QueryRowContext(ctx, "SELECT value FROM fence_counter WHERE id = 1").Scan(&fence)
+		st.Fence = uint64(fence)
 	}
 	if err != nil {
 		return State{}, fmt.Errorf("sqlstore: state: %v", oneLine(err))

@@ -89,7 +89,8 @@ func TestStateRoundTrip(t *testing.T) {
 			t.Fatalf("payload %x; want %x (uint64 bit pattern)", l.Payload, j.PayloadHash)
 		}
 		got := jobRow(t, s, id)
-		want := JobRow{ID: id, Tenant: "t1", Key: "k", State: model.Leased, Attempt: 1, Fence: 1, Origin: 5}
+		want := JobRow{ID: id, Tenant: "t1", Key: "k", Document: "d-k", Version: 1, PayloadHash: j.PayloadHash, State: model.Leased,
+			Attempt: 1, MaxAttempts: 3, Fence: 1, Holder: "w0", Origin: 5, LeaseUntil: 10, ReadyAt: 10, DeadlineAt: 1_000_000}
 		if got != want {
 			t.Fatalf("job row = %+v; want %+v", got, want)
 		}
