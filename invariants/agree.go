@@ -33,11 +33,87 @@ func (s *Suite) finishConsistency(v *finalView, out *violations) {
 		s.agreeMessages(v, out)
 	}
 	s.agreeUnknownIDs(v, out)
+	s.agreeResults(v, out)
+	s.agreeFence(v, out)
 	s.agreeDLQ(v, out)
 	s.agreeAudit(v, out)
 	s.agreeCancelled(v, out)
 	s.agreeQuarantined(v, out)
 	s.unansweredFailures(out)
+}
+
+// agreeResults reads back the results table: every (key,
+// stage) the history committed, and nothing else, under the event id and
+// payload hash of its first commit, for the job and tenant of that
+// commit's row. (A dual write's result, written with no commit event, is
+// checked only to exist in the history.)
+func (s *Suite) agreeResults(v *finalView, out *violations) {
+	if v.f.Results == nil {
+		return
+	}
+	n := 0
+	for _, r := range v.f.Results {
+		var rec *keyRecord
+		if o := s.ownerOf(r.Key, nil); o != nil {
+			rec = &o.rec
+		} else {
+			rec = s.loose[r.Key]
+		}
+		if rec == nil || r.Stage >= model.StageDone || rec.committed[r.Stage] == 0 && rec.written&(1<<r.Stage) == 0 {
+			out.add(Consistency, r.Job, fmt.Sprintf("the results table holds %s stage=%v as %v, which the history never committed", r.Key, r.Stage, r.EventID))
+			continue
+		}
+		first := rec.committed[r.Stage]
+		if first == 0 {
+			continue // a dual write
+		}
+		n++
+		if r.EventID != first || r.PayloadHash != rec.commitHash[r.Stage] {
+			out.add(Consistency, r.Job, fmt.Sprintf("%s stage=%v reads back as %v with payload %016x; the history committed %v with payload %016x",
+				r.Key, r.Stage, r.EventID, r.PayloadHash, first, rec.commitHash[r.Stage]), rec.commitSeq[r.Stage])
+		}
+		if h := s.rowAt(r.EventID); h.sig != 0 && h.sig != s.keySig(r.Key, r.Stage, r.Job) {
+			out.add(Consistency, r.Job, fmt.Sprintf("the result of %s stage=%v names %v; its commit wrote another job's row", r.Key, r.Stage, r.Job), h.sigSeq)
+		}
+		if j := s.known(r.Job); j != nil && j.enqueued && r.Tenant != j.tenant {
+			out.add(Consistency, r.Job, fmt.Sprintf("the result of %s stage=%v belongs to tenant %q, %v to %q", r.Key, r.Stage, r.Tenant, r.Job, j.tenant), j.enqSeq)
+		}
+	}
+	if want := s.commitsSeen(); n != want {
+		out.add(Consistency, 0, fmt.Sprintf("the results table reads back %d committed results; the history committed %d", n, want))
+	}
+}
+
+// commitsSeen counts the (key, stage) pairs the history committed.
+func (s *Suite) commitsSeen() int {
+	n := 0
+	count := func(r *keyRecord) {
+		for _, ev := range r.committed {
+			if ev != 0 {
+				n++
+			}
+		}
+	}
+	for i := range s.ownerList {
+		count(&s.ownerList[i].rec)
+	}
+	//det:sorted (a count: the order cannot matter)
+	for _, r := range s.loose {
+		count(r)
+	}
+	return n
+}
+
+// agreeFence reads back the fencing counter: the last fence the history
+// saw granted (a counter that moved without a lease, or went back, is the
+// next lease's stale fence or a duplicate one).
+func (s *Suite) agreeFence(v *finalView, out *violations) {
+	if !v.f.FenceRead {
+		return
+	}
+	if got := v.f.LastFence; got != s.g.fence {
+		out.add(Consistency, 0, fmt.Sprintf("the fencing counter reads back %d; the last lease the history saw took fence %d", got, s.g.fence), s.g.fenceSeq)
+	}
 }
 
 // agreeUnknownIDs asks the system, read in place, for ids the history

@@ -24,7 +24,13 @@ type Final struct {
 	// an operator's decision (what an operator browses); nil: not read
 	// back.
 	Quarantined []model.JobID
-	End         model.Time // when the run ended
+	// Results is the outbox's results table, ordered by event id; nil:
+	// not read back.
+	Results []model.Result
+	// LastFence is the queue's fencing counter, read back when FenceRead.
+	LastFence uint64
+	FenceRead bool
+	End       model.Time // when the run ended
 	// Full says every job, row and message is listed with every field the
 	// system stores, so the read-back compares them all with the history;
 	// otherwise only the jobs' states are compared.
@@ -70,6 +76,10 @@ func finalInto(s *model.System, effects []model.Effect, cancelled []model.JobID)
 	if f.Quarantined = s.Quarantined(); f.Quarantined == nil {
 		f.Quarantined = []model.JobID{} // read back, and empty
 	}
+	if f.Results = s.Results(); f.Results == nil {
+		f.Results = []model.Result{}
+	}
+	f.LastFence, f.FenceRead = s.LastFence(), true
 	return f
 }
 

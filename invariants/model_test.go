@@ -160,6 +160,7 @@ func (h *harness) finish() []Violation {
 func copyFinal(s *model.System) Final {
 	f := Final{Effects: s.Effects(), EffectsInOrder: true, DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, Messages: []model.Message{}}
 	f.Quarantined = append([]model.JobID{}, s.Quarantined()...)
+	f.Results, f.LastFence, f.FenceRead = append([]model.Result{}, s.Results()...), s.LastFence(), true
 	s.EachJob(func(j *model.Job) { f.Jobs = append(f.Jobs, *j) })
 	for id := model.EventID(1); int(id) <= s.Rows(); id++ {
 		r, _ := s.Row(id)
@@ -204,6 +205,43 @@ func TestAgreeUnknownIDs(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("job 2 left out of the history: got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestAgreeResultsAndFence: the results table and the fencing counter are
+// read back from the system. A history that lost one job's events (so its
+// commits and its lease) disagrees with both; the whole history agrees.
+func TestAgreeResultsAndFence(t *testing.T) {
+	readBack := func(drop func(e *model.Event) bool) []string {
+		h := newHarness(t, "correct")
+		h.drop = drop
+		for _, doc := range []string{"d1", "d2"} {
+			h.enqueue("acme", doc)
+			h.work(w0, h.lease(w0))
+		}
+		h.relay()
+		h.suite.Drained(true)
+		var out []string
+		for _, v := range h.suite.Finish(FinalOf(h.sys)) {
+			if strings.Contains(v.Message, "results table") || strings.Contains(v.Message, "fencing counter") {
+				out = append(out, v.Message)
+			}
+		}
+		return out
+	}
+	if got := readBack(nil); len(got) != 0 {
+		t.Fatalf("the whole history: %q", got)
+	}
+	got := readBack(func(e *model.Event) bool { return e.Job == 2 && (e.Kind == model.EvCommit || e.Kind == model.EvLease) })
+	want := []string{
+		"the results table holds acme:d2:v1 stage=ingest as e5, which the history never committed",
+		"the results table holds acme:d2:v1 stage=extract as e6, which the history never committed",
+		"the results table holds acme:d2:v1 stage=validate as e7, which the history never committed",
+		"the results table holds acme:d2:v1 stage=review as e8, which the history never committed",
+		"the fencing counter reads back 2; the last lease the history saw took fence 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("job 2's commits and lease left out of the history: got\n%q\nwant\n%q", got, want)
 	}
 }
 
