@@ -16,7 +16,11 @@
 //
 // [Enumerate] walks the package's non-test files with go/ast and lists one
 // [Mutant] per applicable [Operator] at each site, in file and source
-// order. A mutant is a byte-range replacement of the original file, so the
+// order. Besides Go's own operators, a string literal that reads as SQL
+// gets the changes a bug in a query makes (sql-literal: a comparison moved
+// or negated, an equality in a condition negated, AND to OR, a NOT
+// dropped, + and - swapped; sqlmut.go), so `make mutation-sql` measures
+// the store's queries too. A mutant is a byte-range replacement of the original file, so the
 // mutated file keeps every other byte and line number. Its [Mutant.ID]
 // names it by file, function, operator, the original and mutated snippets
 // and its occurrence among identical ones in the function: it does not

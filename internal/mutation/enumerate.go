@@ -66,8 +66,15 @@ func (e *enumerator) visit(n ast.Node, stack []ast.Node) bool {
 		}
 	case *ast.GenDecl:
 		// A constant declared in a function is left alone, as those of
-		// the package are.
+		// the package are: all but their SQL, whose mutants a schema
+		// cannot switch (a constant cannot call), so each is built alone.
 		if x.Tok == token.CONST {
+			ast.Inspect(x, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					e.sqlLiteral(lit, false, stack)
+				}
+				return true
+			})
 			return false
 		}
 	case *ast.BinaryExpr:
@@ -91,8 +98,29 @@ func (e *enumerator) visit(n ast.Node, stack []ast.Node) bool {
 		e.boolLiterals(x.Results, x, stack)
 	case *ast.ValueSpec:
 		e.boolLiterals(x.Values, x, stack)
+	case *ast.ImportSpec, *ast.Field:
+		return false // an import path or a struct tag is no SQL
+	case *ast.BasicLit:
+		if x.Kind == token.STRING {
+			e.sqlLiteral(x, true, stack)
+		}
 	}
 	return true
+}
+
+// sqlLiteral adds a mutant for each change sqlChanges finds in a string
+// literal that holds SQL. Its site switches at run time unless the
+// literal is part of a constant declaration: elsewhere a string literal
+// may be any string expression.
+func (e *enumerator) sqlLiteral(lit *ast.BasicLit, switchable bool, stack []ast.Node) {
+	changes := sqlChanges(lit.Value)
+	if len(changes) == 0 {
+		return
+	}
+	st := e.site(siteStr, lit, switchable)
+	for _, c := range changes {
+		e.replace(SQLLiteral, lit.Pos()+token.Pos(c.off), c.old, c.new, lit, st, stack)
+	}
 }
 
 // isString reports whether x is known to be a string.

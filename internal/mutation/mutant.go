@@ -34,6 +34,7 @@ const (
 	siteArith                 // an arithmetic expression
 	siteStmt                  // a statement: removed, or its token swapped
 	siteLit                   // a boolean literal
+	siteStr                   // a string literal of SQL
 )
 
 // site is one construct that mutants change, in its file's bytes.

@@ -17,12 +17,13 @@ const (
 	Logical                      // && and || swapped
 	BoolLiteral                  // true/false flipped in a return or an assignment
 	StmtRemoval                  // an assignment, inc/dec or call statement removed
+	SQLLiteral                   // inside a string literal of SQL: a comparison, AND, NOT or + changed (sqlmut.go)
 	OperatorCount
 )
 
 var operatorNames = [OperatorCount]string{
 	"conditionals-boundary", "conditionals-negation", "arithmetic", "increment-decrement",
-	"logical", "boolean-literal", "statement-removal",
+	"logical", "boolean-literal", "statement-removal", "sql-literal",
 }
 
 func (o Operator) String() string {

@@ -134,6 +134,13 @@ func (r *renderer) site(st *site, inner []*site) string {
 			return "(" + schemaActive + " != " + id(ms[0]) + ")"
 		}
 		return "(" + schemaActive + " == " + id(ms[0]) + ")"
+	case siteStr:
+		// mutationSchemaStr(id1, alt1, mutationSchemaStr(id2, alt2, orig))
+		text := string(r.src[st.start:st.end])
+		for i := len(ms) - 1; i >= 0; i-- {
+			text = fmt.Sprintf("mutationSchemaStr(%s, %s, %s)", id(ms[i]), r.alt(st, ms[i]), text)
+		}
+		return text
 	case siteArith:
 		x, y := r.text(st.x[0], st.x[1], inner), r.text(st.y[0], st.y[1], inner)
 		return fmt.Sprintf("%s(%s, %s, %s)", arithHelper(r.src[ms[0].start:ms[0].end], ms[0].repl), id(ms[0]), x, y)
@@ -187,7 +194,16 @@ type mutationSchemaInteger interface {
 type mutationSchemaNumber interface {
 	mutationSchemaInteger | ~float32 | ~float64
 }
-`, name, schemaActive, schemaEnv)
+
+// mutationSchemaStr is alt when mutant k is on, orig otherwise: a string
+// literal of SQL with its mutants (untyped, so a named string type takes it).
+func mutationSchemaStr(k int32, alt, orig string) string {
+	if %s == k {
+		return alt
+	}
+	return orig
+}
+`, name, schemaActive, schemaEnv, schemaActive)
 	for _, h := range []struct{ name, typ, op, repl string }{
 		{"mutationSchemaAddSub", "mutationSchemaNumber", "+", "-"},
 		{"mutationSchemaSubAdd", "mutationSchemaNumber", "-", "+"},

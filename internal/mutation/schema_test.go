@@ -61,3 +61,45 @@ func TestSchemaLeavesConstantsOut(t *testing.T) {
 		t.Errorf("schema holds %d mutants in %d files", len(s.ids), len(s.files))
 	}
 }
+
+// A string literal of SQL becomes a chain of mutationSchemaStr calls, one
+// per mutant, that type-checks where the literal stood (a named string
+// type included); one in a constant declaration is built alone.
+func TestSchemaSQLLiteral(t *testing.T) {
+	src := "package p\n\ntype query string\n\nfunc f(id int) (query, string) {\n" +
+		"\tconst q = \"SELECT 1 WHERE a > 2\"\n" +
+		"\treturn query(\"UPDATE t SET a = 1 WHERE id = $1 AND b <= 2\"), q\n}\n"
+	p, info := parsePackage(t, src)
+	ms := Enumerate(p, info)
+	var in, alone []string
+	s := newSchema(p, ms)
+	for _, m := range ms {
+		if m.Op != SQLLiteral {
+			continue
+		}
+		if _, ok := s.ids[m]; ok {
+			in = append(in, m.Mutated)
+		} else {
+			alone = append(alone, m.Mutated)
+		}
+	}
+	if len(in) != 4 || len(alone) != 2 { // = <>, AND OR, <= < and <= >; the constant's > >= and > <=
+		t.Fatalf("in the schema %q, built alone %q", in, alone)
+	}
+	got := strings.ReplaceAll(string(s.files[0]), schemaActive, "A")
+	if !strings.Contains(got, `query(mutationSchemaStr(1, "UPDATE t SET a = 1 WHERE id <> $1 AND b <= 2", mutationSchemaStr(2, `) {
+		t.Errorf("schema:\n%s", got)
+	}
+	fset := p.Fset
+	var files []*ast.File
+	for name, text := range map[string][]byte{"p.go": s.files[0], "zz.go": s.helper} {
+		f, err := parser.ParseFile(fset, name, text, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if _, err := (&types.Config{Importer: importer.Default()}).Check("p", fset, files, nil); err != nil {
+		t.Errorf("the schema does not type-check: %v", err)
+	}
+}
