@@ -40,6 +40,11 @@ type Conn interface {
 	Extra
 	Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error)
 	Messages(ctx context.Context, after int64, limit int) ([]sqlstore.Message, error)
+	// A crash between two statements of an operation (see sqlstore.Conn).
+	CountStatements()
+	Statements() int
+	TearAfter(n int)
+	Torn() bool
 }
 
 // *sqlstore.Conn is the mirror's connection: the store implements Extra.

@@ -22,6 +22,9 @@ type Backend struct {
 	conns []actorConn // a handful of actors: a slice beats a map
 	fails []failNote  // by worker id
 	read  int64       // the consumer's cursor: the highest message it applied
+	// commitStatements is how many statements the last commit that created
+	// a result ran: where a tear inside a commit can fall.
+	commitStatements int
 }
 
 // actorConn is one actor's connection: a crash closes it.
@@ -70,7 +73,7 @@ func (b *Backend) Name() string { return b.name }
 // Begin implements sim.Backend: every actor starts with a new connection
 // on an empty database.
 func (b *Backend) Begin(seed uint64, sys *model.System) error {
-	b.sys, b.seed, b.read = sys, seed, 0
+	b.sys, b.seed, b.read, b.commitStatements = sys, seed, 0, 0
 	clear(b.fails)
 	if err := b.closeAll(); err != nil {
 		return err
@@ -95,13 +98,9 @@ func (b *Backend) conn(a model.Actor) (Conn, error) {
 			return c.conn, nil
 		}
 	}
-	sc, err := b.store.Conn(b.ctx)
+	c, err := b.open()
 	if err != nil {
 		return nil, fmt.Errorf("connecting %s: %w", a, err)
-	}
-	var c Conn = sc
-	if b.wrap != nil {
-		c = b.wrap(c)
 	}
 	b.conns = append(b.conns, actorConn{role: a.Role, id: a.ID, conn: c})
 	return c, nil
@@ -109,6 +108,19 @@ func (b *Backend) conn(a model.Actor) (Conn, error) {
 
 // crash closes the actor's connection: whatever it had open rolls back,
 // and its next incarnation connects again.
+// open opens a connection, wrapped as every connection is.
+func (b *Backend) open() (Conn, error) {
+	sc, err := b.store.Conn(b.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var c Conn = sc
+	if b.wrap != nil {
+		c = b.wrap(c)
+	}
+	return c, nil
+}
+
 func (b *Backend) crash(a model.Actor) error {
 	for i := range b.conns {
 		if c := b.conns[i]; c.role == a.Role && c.id == a.ID {

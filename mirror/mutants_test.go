@@ -102,6 +102,23 @@ func (c publishesUndated) Publish(ctx context.Context, ev model.EventID, _ model
 	return c.Conn.Publish(ctx, ev, 0)
 }
 
+// commitsBeforeTheTear is a store whose commit is two transactions: a
+// crash inside it keeps what the first committed (here, all of it).
+type commitsBeforeTheTear struct {
+	mirror.Conn
+	armed *bool
+}
+
+func (c commitsBeforeTheTear) TearAfter(n int) { *c.armed = true }
+func (c commitsBeforeTheTear) Torn() bool      { return *c.armed }
+func (c commitsBeforeTheTear) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
+	res, err := c.Conn.Commit(ctx, r)
+	if *c.armed {
+		return sqlstore.Committed{}, errors.New("connection closed between the two transactions")
+	}
+	return res, err
+}
+
 func TestMirrorCatchesBrokenStore(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -116,6 +133,7 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"retries-at-once", func(c mirror.Conn) mirror.Conn { return retriesAtOnce{c} }},
 		{"redrive-keeps-deadline", func(c mirror.Conn) mirror.Conn { return redriveKeepsDeadline{c} }},
 		{"publishes-undated", func(c mirror.Conn) mirror.Conn { return publishesUndated{c} }},
+		{"commit-in-two-transactions", func(c mirror.Conn) mirror.Conn { return commitsBeforeTheTear{c, new(bool)} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := open(t, sqlstore.SQLite, ":memory:", mirror.WithWrap(tc.wrap))

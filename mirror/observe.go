@@ -16,6 +16,11 @@ import (
 func (b *Backend) Observe(e *model.Event) error {
 	switch e.Kind {
 	case model.EvCrash:
+		if e.Boundary == model.AfterExtract {
+			if err := b.tornCommit(e); err != nil {
+				return err
+			}
+		}
 		return b.crash(e.Actor)
 	case model.EvWorkFail:
 		b.noteFail(e)
@@ -218,7 +223,11 @@ func (b *Backend) commit(c Conn, e *model.Event) error {
 	if e.Code != model.CodeNone {
 		req.EventID = model.EventID(b.sys.Rows() + 1) // the id it would have had if new
 	}
+	c.CountStatements()
 	res, err := c.Commit(b.ctx, req)
+	if err == nil && e.Code == model.CodeNone {
+		b.commitStatements = c.Statements() // where a crash inside a commit can fall (tornCommit)
+	}
 	switch e.Code {
 	case model.CodeIdempotencyConflict:
 		if !errors.Is(err, sqlstore.ErrIdempotencyConflict) {
@@ -283,6 +292,41 @@ func (b *Backend) apply(c Conn, e *model.Event) error {
 		return b.differ(e, fmt.Sprintf("%s applied=%v", event, applied), fmt.Sprintf("%s applied=%v", e.EventID, e.OK))
 	}
 	return b.agree(e, "applied", err)
+}
+
+// tornCommit is a crash inside the commit a worker was about to make when
+// it crashed after extracting: on fresh connections, the commit of the
+// job's stage runs torn after each of its statements but the last (as
+// many as the last commit that created a result ran). Each must leave
+// nothing: a store that split the result and its outbox row into two
+// transactions keeps a result the model never got, and the stage's later
+// commit, or the final columns, differ. (Only while the stage is not yet
+// committed: that is the path whose statements were counted.)
+func (b *Backend) tornCommit(e *model.Event) error {
+	j := b.sys.JobRef(e.Job)
+	if j == nil || b.commitStatements < 2 || j.Stage >= model.StageDone {
+		return nil
+	}
+	if _, done := b.sys.Committed(j.Key, j.Stage); done {
+		return nil
+	}
+	req := sqlstore.CommitReq{Job: j.ID, Fence: e.Fence, Tenant: j.Tenant, Key: j.Key, Stage: j.Stage,
+		PayloadHash: j.PayloadHash, EventID: model.EventID(b.sys.Rows() + 1), Now: e.At}
+	for k := 1; k < b.commitStatements; k++ {
+		c, err := b.open()
+		if err != nil {
+			return err
+		}
+		c.TearAfter(k)
+		_, err = c.Commit(b.ctx, req)
+		torn := c.Torn()
+		_ = c.Close()
+		if !torn || err == nil {
+			return b.differ(e, fmt.Sprintf("a commit of %s stage=%v torn after %d of its %d statements went through (%v)",
+				j.Key, j.Stage, k, b.commitStatements, err), "nothing: the worker crashed before committing")
+		}
+	}
+	return nil
 }
 
 // readLimit bounds one read of the broker: far more than a seed keeps

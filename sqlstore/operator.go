@@ -45,15 +45,15 @@ func (c *Conn) WriteDLQ(ctx context.Context, row DLQRow, lastCode model.Code, no
 	}
 	defer c.end(tx)
 	if lastCode != model.CodeNone {
-		if _, err := tx.ExecContext(ctx, "UPDATE jobs SET last_code = $2 WHERE id = $1", row.Job, lastCode.String()); err != nil {
+		if _, err := c.exec(ctx, tx, "UPDATE jobs SET last_code = $2 WHERE id = $1", row.Job, lastCode.String()); err != nil {
 			return c.wrap(op, err)
 		}
 	}
 	var redrives int32
-	if err := tx.QueryRowContext(ctx, "SELECT redrive_count FROM jobs WHERE id = $1", row.Job).Scan(&redrives); err != nil {
+	if err := c.queryRow(ctx, tx, "SELECT redrive_count FROM jobs WHERE id = $1", row.Job).Scan(&redrives); err != nil {
 		return c.wrap(op, err)
 	}
-	if err := writeDLQ(ctx, tx, row.Job, row.Tenant, row.Reason, row.Attempts, redrives, now); err != nil {
+	if err := c.writeDLQ(ctx, tx, row.Job, row.Tenant, row.Reason, row.Attempts, redrives, now); err != nil {
 		return c.wrap(op, err)
 	}
 	return c.commit(tx, op)
@@ -71,7 +71,7 @@ func (c *Conn) Redrive(ctx context.Context, job model.JobID, now, deadlineAt mod
 		return err
 	}
 	defer c.end(tx)
-	res, err := tx.ExecContext(ctx, "UPDATE jobs SET state = '"+sPending+"', attempt = 0, visible_at = $2, ready_at = $2,"+
+	res, err := c.exec(ctx, tx, "UPDATE jobs SET state = '"+sPending+"', attempt = 0, visible_at = $2, ready_at = $2,"+
 		" deadline_at = $3, redrive_count = redrive_count + 1 WHERE id = $1 AND state = '"+sDead+"'", job, now, deadlineAt)
 	if err != nil {
 		return c.wrap(op, err)
@@ -81,7 +81,7 @@ func (c *Conn) Redrive(ctx context.Context, job model.JobID, now, deadlineAt mod
 	}
 	// The job's DLQ row stays (the model resolves its entry, it does not
 	// delete it) and counts the redrive, as the model's envelope does.
-	if _, err := tx.ExecContext(ctx, "UPDATE dlq SET redrive_count = (SELECT redrive_count FROM jobs WHERE id = $1) WHERE job = $1", job); err != nil {
+	if _, err := c.exec(ctx, tx, "UPDATE dlq SET redrive_count = (SELECT redrive_count FROM jobs WHERE id = $1) WHERE job = $1", job); err != nil {
 		return c.wrap(op, err)
 	}
 	return c.commit(tx, op)
@@ -95,7 +95,7 @@ func (c *Conn) Audit(ctx context.Context, row AuditRow, now model.Time) error {
 		return err
 	}
 	defer c.end(tx)
-	if _, err := tx.ExecContext(ctx, "INSERT INTO audit (at, operator, action, job, new_job) VALUES ($1, $2, $3, $4, $5)",
+	if _, err := c.exec(ctx, tx, "INSERT INTO audit (at, operator, action, job, new_job) VALUES ($1, $2, $3, $4, $5)",
 		now, row.Operator, row.Action, row.Job, row.NewJob); err != nil {
 		return c.wrap(op, err)
 	}

@@ -21,6 +21,66 @@ type Conn struct {
 	mu     sync.Mutex
 	tx     *sql.Tx // the open transaction, so Close can roll it back
 	closed bool
+
+	tear tear // a crash armed between two statements (TearAfter)
+}
+
+// tear is a crash armed between two statements: after `after` more
+// statements have run on the connection, it closes before the next one.
+// ran counts the statements run since CountStatements.
+type tear struct {
+	armed, fell bool
+	after, ran  int
+}
+
+// CountStatements starts counting the statements run on the connection:
+// Statements, after an operation, says how many it ran (the places a tear
+// can fall are between them).
+func (c *Conn) CountStatements() { c.tear.ran = 0 }
+
+// Statements is how many statements ran since CountStatements.
+func (c *Conn) Statements() int { return c.tear.ran }
+
+// TearAfter arms a crash inside the connection's next operation: once n
+// of its statements have run, the connection closes before the next (its
+// open transaction rolls back), and the operation fails. With n at least
+// the operation's statement count nothing tears: the lockstep mirror tears
+// between statements only, at 1 to count-1. A store that split one
+// operation into two transactions keeps the first half, which the model
+// never has.
+func (c *Conn) TearAfter(n int) { c.tear = tear{armed: true, after: n} }
+
+// Torn reports whether the armed tear fell, and disarms one that did not.
+func (c *Conn) Torn() bool {
+	c.tear.armed = false
+	return c.tear.fell
+}
+
+// step counts a statement about to run, closing the connection first when
+// the tear armed there falls.
+func (c *Conn) step() {
+	if c.tear.armed && c.tear.ran == c.tear.after {
+		c.tear.armed, c.tear.fell = false, true
+		_ = c.Close()
+	}
+	c.tear.ran++
+}
+
+// exec, queryRow and query run one statement of the open transaction,
+// each a place where a tear can fall.
+func (c *Conn) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
+	c.step()
+	return tx.ExecContext(ctx, q, args...)
+}
+
+func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
+	c.step()
+	return tx.QueryRowContext(ctx, q, args...)
+}
+
+func (c *Conn) query(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
+	c.step()
+	return tx.QueryContext(ctx, q, args...)
 }
 
 var _ Ops = (*Conn)(nil)
@@ -161,11 +221,11 @@ func (c *Conn) Enqueue(ctx context.Context, j NewJob) (model.JobID, bool, error)
 		args = append(args, int64(j.ID))
 	}
 	var id model.JobID
-	err = tx.QueryRowContext(ctx, "INSERT INTO jobs ("+cols+") VALUES ("+vals+") ON CONFLICT (idem_key) DO NOTHING RETURNING id", args...).Scan(&id)
+	err = c.queryRow(ctx, tx, "INSERT INTO jobs ("+cols+") VALUES ("+vals+") ON CONFLICT (idem_key) DO NOTHING RETURNING id", args...).Scan(&id)
 	created := err == nil
 	if errors.Is(err, sql.ErrNoRows) {
 		var hash int64
-		if err = tx.QueryRowContext(ctx, "SELECT id, payload_hash FROM jobs WHERE idem_key = $1", j.Key).Scan(&id, &hash); err == nil && uint64(hash) != j.PayloadHash {
+		if err = c.queryRow(ctx, tx, "SELECT id, payload_hash FROM jobs WHERE idem_key = $1", j.Key).Scan(&id, &hash); err == nil && uint64(hash) != j.PayloadHash {
 			return 0, false, fmt.Errorf("%w: key %q exists with another payload hash", ErrIdempotencyConflict, j.Key)
 		}
 	}
@@ -205,7 +265,7 @@ func (c *Conn) LeaseNext(ctx context.Context, r LeaseReq) (Leased, bool, error) 
 		var tenant string
 		var attempt, maxAttempts, redrives int32
 		var deadline, ready int64
-		err := tx.QueryRowContext(ctx, pick, args...).Scan(&id, &tenant, &attempt, &maxAttempts, &deadline, &redrives, &ready)
+		err := c.queryRow(ctx, tx, pick, args...).Scan(&id, &tenant, &attempt, &maxAttempts, &deadline, &redrives, &ready)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && ready > r.Now { // the head is not ready yet
 			return Leased{}, false, c.commit(tx, op)
 		}
@@ -214,22 +274,22 @@ func (c *Conn) LeaseNext(ctx context.Context, r LeaseReq) (Leased, bool, error) 
 		}
 		switch {
 		case r.Now >= deadline:
-			_, err = tx.ExecContext(ctx, "UPDATE jobs SET state = '"+sCancelled+"', last_code = $2 WHERE id = $1",
+			_, err = c.exec(ctx, tx, "UPDATE jobs SET state = '"+sCancelled+"', last_code = $2 WHERE id = $1",
 				id, model.CodeDeadlineExceeded.String())
 		case attempt >= maxAttempts:
 			code := model.CodeMaxAttemptsExceeded
-			_, err = tx.ExecContext(ctx, "UPDATE jobs SET state = '"+sDead+"', last_code = $2 WHERE id = $1", id, code.String())
+			_, err = c.exec(ctx, tx, "UPDATE jobs SET state = '"+sDead+"', last_code = $2 WHERE id = $1", id, code.String())
 			if err == nil {
-				err = writeDLQ(ctx, tx, id, tenant, code, attempt, redrives, r.Now)
+				err = c.writeDLQ(ctx, tx, id, tenant, code, attempt, redrives, r.Now)
 			}
 		default:
 			var fence int64
-			if err := tx.QueryRowContext(ctx, "UPDATE fence_counter SET value = value + 1 WHERE id = 1 RETURNING value").Scan(&fence); err != nil {
+			if err := c.queryRow(ctx, tx, "UPDATE fence_counter SET value = value + 1 WHERE id = 1 RETURNING value").Scan(&fence); err != nil {
 				return Leased{}, false, c.wrap(op, err)
 			}
 			l := Leased{Job: id, Fence: uint64(fence)}
 			var payload int64
-			err := tx.QueryRowContext(ctx, "UPDATE jobs SET state = '"+sLeased+"', attempt = attempt + 1, holder = $2,"+
+			err := c.queryRow(ctx, tx, "UPDATE jobs SET state = '"+sLeased+"', attempt = attempt + 1, holder = $2,"+
 				" lease_until = $3, ready_at = $3, fence = $4 WHERE id = $1 RETURNING attempt, stage, idem_key, tenant, payload_hash",
 				id, r.Worker, r.LeaseUntil, fence).Scan(&l.Attempt, &l.Stage, &l.Key, &l.Tenant, &payload)
 			if err != nil {
@@ -249,8 +309,8 @@ func (c *Conn) LeaseNext(ctx context.Context, r LeaseReq) (Leased, bool, error) 
 
 // writeDLQ upserts the job's DLQ row: like the model's WriteDLQ, writing
 // again for the same job (a redriven job that dies again) overwrites it.
-func writeDLQ(ctx context.Context, tx *sql.Tx, job model.JobID, tenant string, reason model.Code, attempts, redrives int32, now model.Time) error {
-	_, err := tx.ExecContext(ctx, "INSERT INTO dlq (job, tenant, reason, attempts, redrive_count, at) VALUES ($1, $2, $3, $4, $5, $6)"+
+func (c *Conn) writeDLQ(ctx context.Context, tx *sql.Tx, job model.JobID, tenant string, reason model.Code, attempts, redrives int32, now model.Time) error {
+	_, err := c.exec(ctx, tx, "INSERT INTO dlq (job, tenant, reason, attempts, redrive_count, at) VALUES ($1, $2, $3, $4, $5, $6)"+
 		" ON CONFLICT (job) DO UPDATE SET tenant = excluded.tenant, reason = excluded.reason, attempts = excluded.attempts,"+
 		" redrive_count = excluded.redrive_count, at = excluded.at",
 		job, tenant, reason.String(), attempts, redrives, now)
@@ -261,7 +321,7 @@ func writeDLQ(ctx context.Context, tx *sql.Tx, job model.JobID, tenant string, r
 // leased-state test, job and fence being $1 and $2). On no row it reads
 // the job to return the model's reason as a FenceError.
 func (c *Conn) fenced(ctx context.Context, tx *sql.Tx, op string, job model.JobID, fence uint64, query string, args ...any) error {
-	res, err := tx.ExecContext(ctx, query, append([]any{job, int64(fence)}, args...)...)
+	res, err := c.exec(ctx, tx, query, append([]any{job, int64(fence)}, args...)...)
 	if err != nil {
 		return c.wrap(op, err)
 	}
@@ -279,7 +339,7 @@ func (c *Conn) fenceError(ctx context.Context, tx *sql.Tx, op string, job model.
 	fe := &FenceError{Op: op, Job: job, Presented: fence, Code: model.CodeNotFound}
 	var cur int64
 	var state string
-	err := tx.QueryRowContext(ctx, "SELECT fence, state FROM jobs WHERE id = $1", job).Scan(&cur, &state)
+	err := c.queryRow(ctx, tx, "SELECT fence, state FROM jobs WHERE id = $1", job).Scan(&cur, &state)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fe
@@ -358,7 +418,7 @@ func (c *Conn) Dead(ctx context.Context, job model.JobID, fence uint64, reason m
 	defer c.end(tx)
 	var tenant string
 	var attempt, redrives int32
-	err = tx.QueryRowContext(ctx, "UPDATE jobs SET state = '"+sDead+"', last_code = $3"+fenceWhere+" RETURNING tenant, attempt, redrive_count",
+	err = c.queryRow(ctx, tx, "UPDATE jobs SET state = '"+sDead+"', last_code = $3"+fenceWhere+" RETURNING tenant, attempt, redrive_count",
 		job, int64(fence), reason.String()).Scan(&tenant, &attempt, &redrives)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c.fenceError(ctx, tx, op, job, fence)
@@ -366,7 +426,7 @@ func (c *Conn) Dead(ctx context.Context, job model.JobID, fence uint64, reason m
 	if err != nil {
 		return c.wrap(op, err)
 	}
-	if err := writeDLQ(ctx, tx, job, tenant, reason, attempt, redrives, now); err != nil {
+	if err := c.writeDLQ(ctx, tx, job, tenant, reason, attempt, redrives, now); err != nil {
 		return c.wrap(op, err)
 	}
 	return c.commit(tx, op)
@@ -404,7 +464,7 @@ func (c *Conn) Commit(ctx context.Context, r CommitReq) (Committed, error) {
 		}
 		var fence int64
 		var state string
-		err := tx.QueryRowContext(ctx, "SELECT fence, state FROM jobs WHERE id = $1"+lock, r.Job).Scan(&fence, &state)
+		err := c.queryRow(ctx, tx, "SELECT fence, state FROM jobs WHERE id = $1"+lock, r.Job).Scan(&fence, &state)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return Committed{}, c.wrap(op, err)
 		}
@@ -413,12 +473,12 @@ func (c *Conn) Commit(ctx context.Context, r CommitReq) (Committed, error) {
 		}
 	}
 	var one int
-	err = tx.QueryRowContext(ctx, "INSERT INTO results (idem_key, stage, tenant, job, payload_hash, value, event_id)"+
+	err = c.queryRow(ctx, tx, "INSERT INTO results (idem_key, stage, tenant, job, payload_hash, value, event_id)"+
 		" VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idem_key, stage) DO NOTHING RETURNING 1",
 		r.Key, int(r.Stage), r.Tenant, r.Job, int64(r.PayloadHash), int64(r.Value), int64(r.EventID)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		var hash, value, event int64
-		if err := tx.QueryRowContext(ctx, "SELECT payload_hash, value, event_id FROM results WHERE idem_key = $1 AND stage = $2",
+		if err := c.queryRow(ctx, tx, "SELECT payload_hash, value, event_id FROM results WHERE idem_key = $1 AND stage = $2",
 			r.Key, int(r.Stage)).Scan(&hash, &value, &event); err != nil {
 			return Committed{}, c.wrap(op, err)
 		}
@@ -433,13 +493,13 @@ func (c *Conn) Commit(ctx context.Context, r CommitReq) (Committed, error) {
 	}
 	event := r.EventID
 	if event != 0 {
-		_, err = tx.ExecContext(ctx, "INSERT INTO outbox (event_id, idem_key, stage, tenant, job, committed_at) VALUES ($1, $2, $3, $4, $5, $6)",
+		_, err = c.exec(ctx, tx, "INSERT INTO outbox (event_id, idem_key, stage, tenant, job, committed_at) VALUES ($1, $2, $3, $4, $5, $6)",
 			int64(event), r.Key, int(r.Stage), r.Tenant, r.Job, r.Now)
 	} else {
-		err = tx.QueryRowContext(ctx, "INSERT INTO outbox (idem_key, stage, tenant, job, committed_at) VALUES ($1, $2, $3, $4, $5) RETURNING event_id",
+		err = c.queryRow(ctx, tx, "INSERT INTO outbox (idem_key, stage, tenant, job, committed_at) VALUES ($1, $2, $3, $4, $5) RETURNING event_id",
 			r.Key, int(r.Stage), r.Tenant, r.Job, r.Now).Scan(&event)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, "UPDATE results SET event_id = $3 WHERE idem_key = $1 AND stage = $2", r.Key, int(r.Stage), int64(event))
+			_, err = c.exec(ctx, tx, "UPDATE results SET event_id = $3 WHERE idem_key = $1 AND stage = $2", r.Key, int(r.Stage), int64(event))
 		}
 	}
 	if err != nil {
@@ -479,7 +539,7 @@ func (c *Conn) ClaimWith(ctx context.Context, limit int, hold func([]Row) error)
 		return nil, err
 	}
 	defer c.end(tx)
-	rows, err := tx.QueryContext(ctx, "SELECT event_id, idem_key, stage, tenant, job, committed_at, published FROM outbox"+
+	rows, err := c.query(ctx, tx, "SELECT event_id, idem_key, stage, tenant, job, committed_at, published FROM outbox"+
 		" WHERE NOT published ORDER BY event_id LIMIT $1"+c.skipLocked(), limit)
 	if err != nil {
 		return nil, c.wrap(op, err)
@@ -515,7 +575,7 @@ func (c *Conn) Publish(ctx context.Context, event model.EventID, now model.Time)
 	}
 	defer c.end(tx)
 	var msg int64
-	err = tx.QueryRowContext(ctx, "INSERT INTO broker (event_id, published_at) SELECT event_id, $2 FROM outbox WHERE event_id = $1 RETURNING msg_id",
+	err = c.queryRow(ctx, tx, "INSERT INTO broker (event_id, published_at) SELECT event_id, $2 FROM outbox WHERE event_id = $1 RETURNING msg_id",
 		int64(event), now).Scan(&msg)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("sqlstore: publish: no outbox event %v", event)
@@ -535,13 +595,13 @@ func (c *Conn) MarkPublished(ctx context.Context, event model.EventID, now model
 		return err
 	}
 	defer c.end(tx)
-	res, err := tx.ExecContext(ctx, "UPDATE outbox SET published = TRUE, published_at = $2 WHERE event_id = $1 AND NOT published", int64(event), now)
+	res, err := c.exec(ctx, tx, "UPDATE outbox SET published = TRUE, published_at = $2 WHERE event_id = $1 AND NOT published", int64(event), now)
 	if err != nil {
 		return c.wrap(op, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var one int
-		err := tx.QueryRowContext(ctx, "SELECT 1 FROM outbox WHERE event_id = $1", int64(event)).Scan(&one)
+		err := c.queryRow(ctx, tx, "SELECT 1 FROM outbox WHERE event_id = $1", int64(event)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("sqlstore: mark: no outbox event %v", event)
 		}
@@ -561,7 +621,7 @@ func (c *Conn) Apply(ctx context.Context, event model.EventID, now model.Time) (
 		return false, err
 	}
 	defer c.end(tx)
-	applied, err := apply(ctx, tx, event, now)
+	applied, err := c.apply(ctx, tx, event, now)
 	if err != nil {
 		return false, c.wrapApply(err)
 	}
@@ -579,14 +639,14 @@ func (c *Conn) Deliver(ctx context.Context, msg int64, now model.Time) (event mo
 		return 0, false, err
 	}
 	defer c.end(tx)
-	err = tx.QueryRowContext(ctx, "UPDATE broker SET deliveries = deliveries + 1, acked = TRUE WHERE msg_id = $1 RETURNING event_id", msg).Scan(&event)
+	err = c.queryRow(ctx, tx, "UPDATE broker SET deliveries = deliveries + 1, acked = TRUE WHERE msg_id = $1 RETURNING event_id", msg).Scan(&event)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, fmt.Errorf("sqlstore: deliver: no broker message %d", msg)
 	}
 	if err != nil {
 		return 0, false, c.wrap(op, err)
 	}
-	if applied, err = apply(ctx, tx, event, now); err != nil {
+	if applied, err = c.apply(ctx, tx, event, now); err != nil {
 		return 0, false, c.wrapApply(err)
 	}
 	return event, applied, c.commit(tx, op)
@@ -594,16 +654,16 @@ func (c *Conn) Deliver(ctx context.Context, msg int64, now model.Time) (event mo
 
 var errNoEvent = errors.New("no outbox event")
 
-func apply(ctx context.Context, tx *sql.Tx, event model.EventID, now model.Time) (bool, error) {
+func (c *Conn) apply(ctx context.Context, tx *sql.Tx, event model.EventID, now model.Time) (bool, error) {
 	var one int
-	err := tx.QueryRowContext(ctx, "INSERT INTO ledger (event_id, at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING 1", int64(event), now).Scan(&one)
+	err := c.queryRow(ctx, tx, "INSERT INTO ledger (event_id, at) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING 1", int64(event), now).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil // seen: duplicate_event
 	}
 	if err != nil {
 		return false, err
 	}
-	res, err := tx.ExecContext(ctx, "INSERT INTO effects (event_id, idem_key, stage, tenant, job, at)"+
+	res, err := c.exec(ctx, tx, "INSERT INTO effects (event_id, idem_key, stage, tenant, job, at)"+
 		" SELECT event_id, idem_key, stage, tenant, job, $2 FROM outbox WHERE event_id = $1", int64(event), now)
 	if err != nil {
 		return false, err

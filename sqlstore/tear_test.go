@@ -1,0 +1,62 @@
+package sqlstore
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A tear between any two statements of Commit (result, outbox row) and of
+// Deliver (broker, ledger, effect) leaves the tables as they were: each is
+// one transaction. The statements are counted on a twin store that runs
+// the same operations whole.
+func TestTornOperationsLeaveNothing(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Store) {
+		c := conn(t, s)
+		id := enqueue(t, c, job("k", 0))
+		l := lease(t, c, "w0", 0, 100)
+		tears := func(what string, compound bool, op func(c *Conn) error) {
+			t.Helper()
+			before := state(t, s)
+			n := 0
+			for k := 0; ; k++ {
+				tc := conn(t, s)
+				tc.CountStatements()
+				tc.TearAfter(k)
+				err := op(tc)
+				if !tc.Torn() {
+					if err != nil {
+						t.Fatalf("%s whole: %v", what, err)
+					}
+					n = tc.Statements()
+					break // it ran whole: k is past its last statement
+				}
+				if err == nil {
+					t.Fatalf("%s torn after %d statements: no error", what, k)
+				}
+				if d := cmp.Diff(before, state(t, s)); d != "" {
+					t.Fatalf("%s torn after %d statements left (-before +after):\n%s", what, k, d)
+				}
+			}
+			if compound && n < 2 {
+				t.Fatalf("%s ran %d statements; want a compound operation", what, n)
+			}
+		}
+		var ev Committed // (PostgreSQL's identities are not rolled back: torn commits use up ids)
+		tears("commit", true, func(c *Conn) error {
+			var err error
+			ev, err = c.Commit(ctx, commitReq(id, l.Fence, "k", 0))
+			return err
+		})
+		var msg int64
+		tears("publish", false, func(c *Conn) error {
+			var err error
+			msg, err = c.Publish(ctx, ev.EventID, 6)
+			return err
+		})
+		tears("deliver", true, func(c *Conn) error {
+			_, _, err := c.Deliver(ctx, msg, 7)
+			return err
+		})
+	})
+}
