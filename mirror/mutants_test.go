@@ -102,6 +102,30 @@ func (c publishesUndated) Publish(ctx context.Context, ev model.EventID, _ model
 	return c.Conn.Publish(ctx, ev, 0)
 }
 
+// claimsOneShort leaves the last row out of a claim of several: a relay
+// that claims in batches never sees it until the rows before it are
+// marked. A mirror that claimed one row at a time could not tell.
+type claimsOneShort struct{ mirror.Conn }
+
+func (c claimsOneShort) ClaimUnpublished(ctx context.Context, limit int) ([]sqlstore.Row, error) {
+	rows, err := c.Conn.ClaimUnpublished(ctx, limit)
+	if len(rows) > 1 {
+		rows = rows[:len(rows)-1]
+	}
+	return rows, err
+}
+
+// marksAhead marks the next row too when it marks one.
+type marksAhead struct{ mirror.Conn }
+
+func (c marksAhead) MarkPublished(ctx context.Context, ev model.EventID, now model.Time) error {
+	if err := c.Conn.MarkPublished(ctx, ev, now); err != nil {
+		return err
+	}
+	_ = c.Conn.MarkPublished(ctx, ev+1, now) // no such row yet: nothing to mark
+	return nil
+}
+
 // commitsBeforeTheTear is a store whose commit is two transactions: a
 // crash inside it keeps what the first committed (here, all of it).
 type commitsBeforeTheTear struct {
@@ -133,6 +157,8 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"retries-at-once", func(c mirror.Conn) mirror.Conn { return retriesAtOnce{c} }},
 		{"redrive-keeps-deadline", func(c mirror.Conn) mirror.Conn { return redriveKeepsDeadline{c} }},
 		{"publishes-undated", func(c mirror.Conn) mirror.Conn { return publishesUndated{c} }},
+		{"claims-one-short", func(c mirror.Conn) mirror.Conn { return claimsOneShort{c} }},
+		{"marks-ahead", func(c mirror.Conn) mirror.Conn { return marksAhead{c} }},
 		{"commit-in-two-transactions", func(c mirror.Conn) mirror.Conn { return commitsBeforeTheTear{c, new(bool)} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -256,25 +256,60 @@ func commitOutcome(r sqlstore.Committed, err error) string {
 	return fmt.Sprintf("committed %s value=%x", r.EventID, r.Value)
 }
 
-// publish replays the relay's publish: the row it took must be the
-// store's oldest unpublished one, and the broker message the same.
+// publish replays the relay's publish. The relay's claim must return
+// every row the model holds unpublished, oldest first, column by column
+// (not only the one it publishes: a claim that skips a row, or a mark
+// that marked more than its own, shows here), its first row e's; and the
+// broker message must be the model's.
 func (b *Backend) publish(c Conn, e *model.Event) error {
-	rows, err := c.ClaimUnpublished(b.ctx, 1)
+	rows, err := c.ClaimUnpublished(b.ctx, readLimit)
 	if err != nil {
 		return b.differ(e, "error: "+err.Error(), "claimed "+e.EventID.String())
 	}
 	if len(rows) == 0 || rows[0].EventID != e.EventID {
 		got := "no unpublished row"
 		if len(rows) > 0 {
-			got = "claimed " + rows[0].EventID.String()
+			got = "claimed " + rows[0].EventID.String() + " first"
 		}
-		return b.differ(e, got, "claimed "+e.EventID.String())
+		return b.differ(e, got, "claimed "+e.EventID.String()+" first")
+	}
+	if got, want := b.unpublished(rows); got != want {
+		return b.differ(e, "claimed "+got, "claimed "+want)
 	}
 	msg, err := c.Publish(b.ctx, e.EventID, e.At)
 	if err == nil && msg != e.N {
 		return b.differ(e, fmt.Sprintf("message %d", msg), fmt.Sprintf("message %d", e.N))
 	}
 	return b.agree(e, "published", err)
+}
+
+// unpublished compares a claim's rows with the model's unpublished rows
+// (as many as were claimed, up to readLimit), returning both as text at
+// the first difference ("", "" when they agree).
+func (b *Backend) unpublished(claimed []sqlstore.Row) (got, want string) {
+	first, ok := b.sys.NextUnpublished()
+	if !ok {
+		return fmt.Sprintf("%d rows", len(claimed)), "no row"
+	}
+	i := 0
+	for id := first.EventID; int(id) <= b.sys.Rows() && i < readLimit; id++ {
+		r, _ := b.sys.Row(id)
+		if r.Published {
+			continue
+		}
+		w := sqlstore.Row{EventID: r.EventID, Key: r.Key, Stage: r.Stage, Tenant: r.Tenant, Job: r.Job, CommittedAt: r.CommittedAt}
+		if i == len(claimed) {
+			return fmt.Sprintf("%d rows, not %s", i, r.EventID), fmt.Sprintf("%+v", w)
+		}
+		if claimed[i] != w {
+			return fmt.Sprintf("%+v", claimed[i]), fmt.Sprintf("%+v", w)
+		}
+		i++
+	}
+	if i < len(claimed) {
+		return fmt.Sprintf("%+v", claimed[i]), fmt.Sprintf("%d unpublished rows", i)
+	}
+	return "", ""
 }
 
 // apply replays a delivery: the message must carry the same event, and be
