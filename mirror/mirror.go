@@ -25,6 +25,10 @@ type Backend struct {
 	// commitStatements is how many statements the last commit that created
 	// a result ran: where a tear inside a commit can fall.
 	commitStatements int
+	// deliverStatements is how many statements the last delivery that
+	// applied its event ran: where a tear inside a delivery can fall.
+	deliverStatements int
+	applied           map[model.EventID]bool // events the store applied
 }
 
 // actorConn is one actor's connection: a crash closes it.
@@ -50,7 +54,7 @@ func Open(ctx context.Context, driver, url string, opts ...Option) (*Backend, er
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{ctx: ctx, store: st, name: driver}
+	b := &Backend{ctx: ctx, store: st, name: driver, applied: map[model.EventID]bool{}}
 	for _, o := range opts {
 		o(b)
 	}
@@ -73,8 +77,9 @@ func (b *Backend) Name() string { return b.name }
 // Begin implements sim.Backend: every actor starts with a new connection
 // on an empty database.
 func (b *Backend) Begin(seed uint64, sys *model.System) error {
-	b.sys, b.seed, b.read, b.commitStatements = sys, seed, 0, 0
+	b.sys, b.seed, b.read, b.commitStatements, b.deliverStatements = sys, seed, 0, 0, 0
 	clear(b.fails)
+	clear(b.applied)
 	if err := b.closeAll(); err != nil {
 		return err
 	}

@@ -143,6 +143,34 @@ func (c commitsBeforeTheTear) Commit(ctx context.Context, r sqlstore.CommitReq) 
 	return res, err
 }
 
+// appliesBeforeTheTear is a store whose delivery commits the ledger entry
+// and the effect in two transactions: a crash inside it keeps the first
+// (here, all of it). Its other operations tear as the real store's.
+type appliesBeforeTheTear struct {
+	mirror.Conn
+	armed *bool
+}
+
+func (c appliesBeforeTheTear) TearAfter(n int) { *c.armed = true; c.Conn.TearAfter(n) }
+func (c appliesBeforeTheTear) Torn() bool {
+	torn := c.Conn.Torn()
+	if *c.armed {
+		*c.armed = false
+		return true
+	}
+	return torn
+}
+func (c appliesBeforeTheTear) Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error) {
+	if !*c.armed {
+		return c.Conn.Deliver(ctx, msg, now)
+	}
+	c.Conn.Torn() // the tear falls between the two transactions instead
+	if _, _, err := c.Conn.Deliver(ctx, msg, now); err != nil {
+		return 0, false, err
+	}
+	return 0, false, errors.New("connection closed between the two transactions")
+}
+
 func TestMirrorCatchesBrokenStore(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -160,6 +188,7 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"claims-one-short", func(c mirror.Conn) mirror.Conn { return claimsOneShort{c} }},
 		{"marks-ahead", func(c mirror.Conn) mirror.Conn { return marksAhead{c} }},
 		{"commit-in-two-transactions", func(c mirror.Conn) mirror.Conn { return commitsBeforeTheTear{c, new(bool)} }},
+		{"delivery-in-two-transactions", func(c mirror.Conn) mirror.Conn { return appliesBeforeTheTear{c, new(bool)} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := open(t, sqlstore.SQLite, ":memory:", mirror.WithWrap(tc.wrap))

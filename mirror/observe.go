@@ -16,10 +16,15 @@ import (
 func (b *Backend) Observe(e *model.Event) error {
 	switch e.Kind {
 	case model.EvCrash:
-		if e.Boundary == model.AfterExtract {
-			if err := b.tornCommit(e); err != nil {
-				return err
-			}
+		var err error
+		switch e.Boundary {
+		case model.AfterExtract:
+			err = b.tornCommit(e)
+		case model.ConsumerAfterReceive:
+			err = b.tornDeliver(e)
+		}
+		if err != nil {
+			return err
 		}
 		return b.crash(e.Actor)
 	case model.EvWorkFail:
@@ -322,7 +327,12 @@ func (b *Backend) apply(c Conn, e *model.Event) error {
 		}
 		b.read = max(b.read, e.N2)
 	}
+	c.CountStatements()
 	event, applied, err := c.Deliver(b.ctx, e.N2, e.At)
+	if err == nil && applied {
+		b.deliverStatements = c.Statements() // where a crash inside a delivery can fall (tornDeliver)
+		b.applied[event] = true
+	}
 	if err == nil && (applied != e.OK || event != e.EventID) {
 		return b.differ(e, fmt.Sprintf("%s applied=%v", event, applied), fmt.Sprintf("%s applied=%v", e.EventID, e.OK))
 	}
@@ -347,18 +357,48 @@ func (b *Backend) tornCommit(e *model.Event) error {
 	}
 	req := sqlstore.CommitReq{Job: j.ID, Fence: e.Fence, Tenant: j.Tenant, Key: j.Key, Stage: j.Stage,
 		PayloadHash: j.PayloadHash, EventID: model.EventID(b.sys.Rows() + 1), Now: e.At}
-	for k := 1; k < b.commitStatements; k++ {
+	return b.tear(e, b.commitStatements, fmt.Sprintf("a commit of %s stage=%v", j.Key, j.Stage),
+		"the worker crashed before committing", func(c Conn) error {
+			_, err := c.Commit(b.ctx, req)
+			return err
+		})
+}
+
+// tornDeliver is a consumer's crash with a message in its hands (after
+// receiving, before applying): on fresh connections, the delivery of that
+// message runs torn after each of its statements but the last (as many as
+// the last delivery that applied its event ran). Each must leave nothing:
+// a store whose ledger entry and effect are two transactions keeps the
+// ledger entry, and the redelivery is then refused as a duplicate with no
+// effect. (Only for a message whose event was never applied: that is the
+// path whose statements were counted.)
+func (b *Backend) tornDeliver(e *model.Event) error {
+	m, ok := b.sys.Message(e.N2)
+	if e.N2 == 0 || !ok || b.deliverStatements < 2 || b.applied[m.Event] {
+		return nil
+	}
+	return b.tear(e, b.deliverStatements, fmt.Sprintf("a delivery of message %d", e.N2),
+		"the consumer crashed before applying it", func(c Conn) error {
+			_, _, err := c.Deliver(b.ctx, e.N2, e.At)
+			return err
+		})
+}
+
+// tear runs op on fresh connections torn after each of its statements
+// but the last: each must fail and leave nothing behind.
+func (b *Backend) tear(e *model.Event, statements int, what, want string, op func(Conn) error) error {
+	for k := 1; k < statements; k++ {
 		c, err := b.open()
 		if err != nil {
 			return err
 		}
 		c.TearAfter(k)
-		_, err = c.Commit(b.ctx, req)
+		err = op(c)
 		torn := c.Torn()
 		_ = c.Close()
 		if !torn || err == nil {
-			return b.differ(e, fmt.Sprintf("a commit of %s stage=%v torn after %d of its %d statements went through (%v)",
-				j.Key, j.Stage, k, b.commitStatements, err), "nothing: the worker crashed before committing")
+			return b.differ(e, fmt.Sprintf("%s torn after %d of its %d statements went through (%v)",
+				what, k, statements, err), "nothing: "+want)
 		}
 	}
 	return nil

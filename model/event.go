@@ -202,6 +202,7 @@ var numberLabels = [eventKindCount][2]string{
 	EvFault:     {"n", "~for"},
 	EvDLQWrite:  {"attempts", "tokens"},
 	EvPrune:     {"rows", "n2"}, // a relay's prune pass: the rows it pruned
+	EvCrash:     {"n", "msg"},   // a consumer's crash: the message in its hands
 }
 
 // labels are the names N and N2 print under for e: its kind's, "n" and

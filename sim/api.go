@@ -40,7 +40,7 @@ func (r *run) arrive(i int32, edited bool) {
 			replied = true
 		case model.AcceptEnqueue:
 			if act := r.crossing(model.AfterAcceptBeforeEnqueue, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
-				r.crash(&r.api, model.RoleAPI, model.AfterAcceptBeforeEnqueue, evAPIRestart)
+				r.crash(&r.api, model.RoleAPI, model.AfterAcceptBeforeEnqueue, evAPIRestart, 0)
 				if !replied {
 					r.at(r.now()+clientRetry, kind, 0, int64(i))
 				}

@@ -161,7 +161,7 @@ func (r *run) deliver(msg int64, redelivery bool) {
 		return
 	}
 	if act := r.crossing(model.ConsumerAfterReceive, faults.AnyWorker); act.Ok && act.Kind == faults.Crash {
-		r.crash(&r.consumer, model.RoleConsumer, model.ConsumerAfterReceive, evConsumerRestart)
+		r.crash(&r.consumer, model.RoleConsumer, model.ConsumerAfterReceive, evConsumerRestart, msg)
 		r.at(r.now()+visibility, evRedeliver, 0, msg)
 		return
 	}
@@ -169,7 +169,7 @@ func (r *run) deliver(msg int64, redelivery bool) {
 	r.sys.Deliver(actor, msg)
 	act := r.crossing(model.ConsumerAfterApply, faults.AnyWorker)
 	if act.Ok && act.Kind == faults.Crash {
-		r.crash(&r.consumer, model.RoleConsumer, model.ConsumerAfterApply, evConsumerRestart)
+		r.crash(&r.consumer, model.RoleConsumer, model.ConsumerAfterApply, evConsumerRestart, msg)
 		r.at(r.now()+visibility, evRedeliver, 0, msg)
 		return
 	}

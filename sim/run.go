@@ -496,12 +496,14 @@ func (r *run) restart(a *restartable, role model.Role) {
 	r.emit(e)
 }
 
-// crash takes a stateless actor down at boundary b until its restart.
-func (r *run) crash(a *restartable, role model.Role, b model.Boundary, kind int32) {
+// crash takes a stateless actor down at boundary b until its restart. A
+// consumer's crash names the message it held (msg, 0 for none): the SQL
+// mirror tears that delivery there.
+func (r *run) crash(a *restartable, role model.Role, b model.Boundary, kind int32, msg int64) {
 	a.down = true
 	a.upAt = r.now() + r.restartDelay()
 	e := r.simEvent(model.EvCrash, model.Actor{Role: role, Incarnation: a.inc})
-	e.Boundary = b
+	e.Boundary, e.N2 = b, msg
 	r.emit(e)
 	r.at(a.upAt, kind, 0, 0)
 }
