@@ -9,22 +9,32 @@ import (
 )
 
 // Argued is a surviving mutant argued equivalent: no behaviour of the
-// program can differ, so no oracle can kill it.
+// program can differ, so no oracle can kill it. Or, with Explained, a
+// survivor that is not equivalent, and the reason the killer cannot see
+// it: it still counts as survived, but the report says why.
 type Argued struct {
-	ID     string // as Mutant.ID prints it
-	Reason string
-	Line   int // in the file, for stale-entry reports
+	ID        string // as Mutant.ID prints it
+	Reason    string
+	Line      int // in the file, for stale-entry reports
+	Explained bool
 }
+
+// survivorsSection starts the part of an equivalents file whose entries
+// are explained survivors, not equivalent ones.
+const survivorsSection = "[survivors]"
 
 // ParseEquivalents reads a list of argued-equivalent mutants: one per
 // line, the mutant's ID, a colon and the reason,
 //
 //	queue.go (*System).grant conditionals-boundary "a < b" -> "a <= b" #0: a and b are never equal here because ...
 //
-// Blank lines and lines starting with # are ignored. An entry without a
-// reason, or whose ID does not parse, is an error.
+// Blank lines and lines starting with # are ignored. The entries after a
+// line "[survivors]" are explained survivors (not equivalent: the reason
+// says why the killer cannot see them). An entry without a reason, or
+// whose ID does not parse, is an error.
 func ParseEquivalents(r io.Reader) ([]Argued, error) {
 	var out []Argued
+	explained := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -32,11 +42,15 @@ func ParseEquivalents(r io.Reader) ([]Argued, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
+		if line == survivorsSection {
+			explained = true
+			continue
+		}
 		id, reason, err := splitEntry(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", n, err)
 		}
-		out = append(out, Argued{ID: id, Reason: reason, Line: n})
+		out = append(out, Argued{ID: id, Reason: reason, Line: n, Explained: explained})
 	}
 	return out, sc.Err()
 }
@@ -80,8 +94,9 @@ func splitEntry(line string) (id, reason string, err error) {
 	return id, strings.TrimSpace(reason), nil
 }
 
-// applyEquivalents marks the survivors argued equivalent, and lists the
-// entries that match no mutant (stale) or a killed one (misjudged).
+// applyEquivalents marks the survivors argued equivalent (and gives the
+// explained ones their reason), and lists the entries that match no
+// mutant (stale) or a killed one (misjudged).
 func applyEquivalents(r *Report, all []*Mutant, eqs []Argued) {
 	byID := map[string]Argued{}
 	for _, e := range eqs {
@@ -96,6 +111,8 @@ func applyEquivalents(r *Report, all []*Mutant, eqs []Argued) {
 		e, ok := byID[o.Mutant.ID()]
 		switch {
 		case !ok:
+		case o.Status == Survived && e.Explained:
+			o.Reason = e.Reason
 		case o.Status == Survived:
 			o.Status, o.Reason = Equivalent, e.Reason
 		case o.Status == Killed || o.Status == Crashed || o.Status == TimedOut:

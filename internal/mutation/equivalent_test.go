@@ -55,6 +55,37 @@ func TestApplyEquivalents(t *testing.T) {
 	}
 }
 
+// An explained survivor keeps counting as a survivor, with its reason;
+// one with no entry is unexplained.
+func TestExplainedSurvivors(t *testing.T) {
+	seen := &Mutant{File: "a.go", Func: "f", Op: CondBoundary, Original: "a < b", Mutated: "a <= b"}
+	bare := &Mutant{File: "a.go", Func: "g", Op: CondBoundary, Original: "a < b", Mutated: "a <= b"}
+	eq := &Mutant{File: "a.go", Func: "h", Op: Logical, Original: "a && b", Mutated: "a || b"}
+	text := eq.ID() + ": b implies a\n" + survivorsSection + "\n" + seen.ID() + ": a == b needs equal random times\n"
+	eqs, err := ParseEquivalents(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eqs) != 2 || eqs[0].Explained || !eqs[1].Explained {
+		t.Fatalf("got %+v", eqs)
+	}
+	r := &Report{Outcomes: []Outcome{{Mutant: seen, Status: Survived}, {Mutant: bare, Status: Survived}, {Mutant: eq, Status: Survived}}}
+	applyEquivalents(r, []*Mutant{seen, bare, eq}, eqs)
+	if o := r.Outcomes[0]; o.Status != Survived || o.Reason != "a == b needs equal random times" {
+		t.Errorf("explained: %v %q", o.Status, o.Reason)
+	}
+	if r.Outcomes[2].Status != Equivalent {
+		t.Errorf("equivalent: %v", r.Outcomes[2].Status)
+	}
+	if n := r.Unexplained(); n != 1 {
+		t.Errorf("%d unexplained, want 1 (the bare survivor)", n)
+	}
+	all, _ := r.Tally()
+	if all[Survived] != 2 {
+		t.Errorf("%d survived, want 2: an explained survivor still counts", all[Survived])
+	}
+}
+
 func TestParseTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		in       string

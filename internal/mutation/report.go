@@ -46,7 +46,8 @@ func (r *Report) WriteText(w io.Writer, target float64) {
 		fmt.Fprintf(w, "            %d of the violations by the catalogue (a naive variant no longer caught), none by the correct design's sweep\n", byCat)
 	}
 	fmt.Fprintf(w, "timed out   %d (counted as killed)\n", all[TimedOut])
-	fmt.Fprintf(w, "survived    %d, and %d argued equivalent\n", all[Survived], all[Equivalent])
+	fmt.Fprintf(w, "survived    %d (%d with the reason the killer cannot see them, %d unexplained), and %d argued equivalent\n",
+		all[Survived], all[Survived]-r.Unexplained(), r.Unexplained(), all[Equivalent])
 	fmt.Fprintf(w, "not covered %d (the unmutated killer never reaches them: not run)\n", all[NotCovered])
 	fmt.Fprintf(w, "not viable  %d (do not compile: not counted)\n", all[NotViable])
 	score, withArgued := all.Score()
@@ -66,7 +67,19 @@ func (r *Report) WriteText(w io.Writer, target float64) {
 	r.writeList(w, Survived, "survivors")
 	r.writeList(w, Equivalent, "argued equivalent")
 	writeEntries(w, "stale equivalent entries (they match no mutant)", r.Stale)
-	writeEntries(w, "entries argued equivalent but killed", r.Misjudged)
+	writeEntries(w, "entries argued equivalent or explained, but killed", r.Misjudged)
+}
+
+// Unexplained counts the survivors with no reason: each needs a check that
+// kills it, an argument that it is equivalent, or the reason it survives.
+func (r *Report) Unexplained() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Status == Survived && o.Reason == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // catalogueKills counts the mutants only the killer's catalogue check
@@ -205,6 +218,7 @@ type jsonReport struct {
 	Mutants     []jsonMutant   `json:"mutants"`
 	Stale       []string       `json:"stale_equivalents"`
 	Misjudged   []string       `json:"equivalents_killed"`
+	Unexplained int            `json:"unexplained_survivors"`
 }
 
 type jsonMutant struct {
@@ -233,6 +247,7 @@ func (r *Report) WriteJSON(path string) error {
 		Jobs: r.Jobs, Enumerated: r.Enumerated, Counts: map[string]int{}, Stale: []string{}, Misjudged: []string{},
 	}
 	j.Score, j.ScoreAll = all.Score()
+	j.Unexplained = r.Unexplained()
 	for st, n := range all {
 		j.Counts[Status(st).String()] = n
 	}

@@ -29,7 +29,7 @@ func TestWriteText(t *testing.T) {
 	sampleReport().WriteText(&b, 90)
 	out := b.String()
 	for _, want := range []string{
-		"survived    1, and 1 argued equivalent\n",
+		"survived    1 (0 with the reason the killer cannot see them, 1 unexplained), and 1 argued equivalent\n",
 		"not covered 1 ",
 		"score       50.0% = killed 1 / (killed 1 + survived 1); target >= 90%: NOT met\n",
 		"            33.3% if the argued-equivalent survivors counted as survived\n",
