@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// Enumerate lists every mutant of pkg's function bodies: files in name
+// Enumerate lists every mutant of pkg's function bodies, and the SQL in
+// its package-level constants (Func names the constant): files in name
 // order, each file's mutants in source order (and operator order at one
 // place). The same source always gives the same list. With the package's
 // types (info, from [Checker.Info]), string concatenation is left alone,
@@ -20,9 +21,16 @@ func Enumerate(pkg *Package, info *types.Info) []*Mutant {
 	for i, f := range pkg.Files {
 		e := &enumerator{fset: pkg.Fset, info: info, name: pkg.Names[i], src: pkg.Src[i]}
 		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				e.fn = funcName(fd)
-				ast.PreorderStack(fd.Body, nil, e.visit)
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Body != nil {
+					e.fn = funcName(d)
+					ast.PreorderStack(d.Body, nil, e.visit)
+				}
+			case *ast.GenDecl:
+				if d.Tok == token.CONST {
+					e.constSQL(d)
+				}
 			}
 		}
 		slices.SortStableFunc(e.out, func(a, b *Mutant) int {
@@ -120,6 +128,28 @@ func (e *enumerator) sqlLiteral(lit *ast.BasicLit, switchable bool, stack []ast.
 	st := e.site(siteStr, lit, switchable)
 	for _, c := range changes {
 		e.replace(SQLLiteral, lit.Pos()+token.Pos(c.off), c.old, c.new, lit, st, stack)
+	}
+}
+
+// constSQL adds the SQL mutants of a package-level constant declaration,
+// each built alone (a constant cannot call the schema's switch) and run
+// whatever the coverage says (no statement holds it).
+func (e *enumerator) constSQL(d *ast.GenDecl) {
+	for _, spec := range d.Specs {
+		vs := spec.(*ast.ValueSpec)
+		e.fn = "const " + vs.Names[0].Name
+		n := len(e.out)
+		for _, v := range vs.Values {
+			ast.Inspect(v, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					e.sqlLiteral(lit, false, nil)
+				}
+				return true
+			})
+		}
+		for _, m := range e.out[n:] {
+			m.outside = true
+		}
 	}
 }
 

@@ -171,3 +171,26 @@ func TestSnippetsAbbreviated(t *testing.T) {
 		t.Errorf("abbrev: %q", got)
 	}
 }
+
+// The SQL of a package-level constant is mutated too: named after the
+// constant, built alone (not switchable) and run whatever the coverage
+// (no statement holds it); a constant holding no SQL gives nothing.
+func TestPackageConstantSQL(t *testing.T) {
+	src := "package p\n\nconst where = \" WHERE id = $1 AND fence = $2\"\n\nconst name = \"a = b\" + \"!\"\n\nconst n = 3\n"
+	p, info := parsePackage(t, src)
+	var got []string
+	for _, m := range Enumerate(p, info) {
+		if !m.outside || m.site == nil || m.site.switchable || m.Op != SQLLiteral {
+			t.Errorf("%s: outside=%v op=%v site=%+v", m.ID(), m.outside, m.Op, m.site)
+		}
+		got = append(got, m.Func+": "+mutatedLine(p, m))
+	}
+	want := []string{
+		`const where: const where = " WHERE id <> $1 AND fence = $2"`,
+		`const where: const where = " WHERE id = $1 OR fence = $2"`,
+		`const where: const where = " WHERE id = $1 AND fence <> $2"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -23,7 +23,11 @@ type Mutant struct {
 	end      int
 	repl     string
 	probes   []linecol // positions whose coverage block decides whether the sweep reaches it
-	site     *site     // the construct it changes, shared by the mutants of that construct
+	// outside is a mutant of a package-level declaration (the SQL of a
+	// constant): no statement holds it, so no coverage block decides
+	// whether the killer reaches it, and it always runs.
+	outside bool
+	site    *site // the construct it changes, shared by the mutants of that construct
 }
 
 // siteKind is how a schema switches the mutants of a site.

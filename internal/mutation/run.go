@@ -208,6 +208,9 @@ func (s *session) classify() []Outcome {
 // reached decides coverage by the innermost block holding the first probe
 // (the change, then its enclosing statements) that lies in any block.
 func (s *session) reached(m *Mutant) bool {
+	if m.outside {
+		return true
+	}
 	for _, p := range m.probes {
 		if ok, found := s.prof.Reached(s.pkg.ImportPath, m.File, p.line, p.col); found {
 			return ok
