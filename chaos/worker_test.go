@@ -45,8 +45,12 @@ func (r *rig) conn() *sqlstore.Conn {
 func (r *rig) enqueue(keys ...string) {
 	c := r.conn()
 	for _, k := range keys {
-		if _, _, err := c.Enqueue(r.ctx, sqlstore.NewJob{Tenant: "t", Document: k, Version: 1, Key: k,
-			PayloadHash: 7, MaxAttempts: 5, Now: now(r.clock)}); err != nil {
+		_, doc, _, ok := ParseKey(k)
+		if !ok {
+			doc = k
+		}
+		if _, _, err := c.Enqueue(r.ctx, sqlstore.NewJob{Tenant: "t", Document: doc, Version: 1, Key: k,
+			PayloadHash: PayloadOf(doc), MaxAttempts: 5, Now: now(r.clock)}); err != nil {
 			r.t.Fatal(err)
 		}
 		r.keys = append(r.keys, k)
@@ -253,7 +257,7 @@ func TestKillPointsRecover(t *testing.T) {
 // backoff and then succeed.
 func TestPoisonAndFlaky(t *testing.T) {
 	r := newRig(t)
-	r.enqueue(JobKey(1, true, 0), JobKey(2, false, 2))
+	r.enqueue(testKey(1, Traits{Poison: true}), testKey(2, Traits{Flaky: 2}))
 	w := r.worker("w")
 	w.Kill = killAt(AfterDLQWrite, 2) // never reached: one poison job
 	r.step(w, DeadLettered)
@@ -270,19 +274,43 @@ func TestPoisonAndFlaky(t *testing.T) {
 	}
 }
 
+func testKey(i int, tr Traits) string {
+	k, err := model.BuildIdempotencyKey("ta", DocName(i, tr), 1)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// Traits round-trip through document names and keys; only version 1 of a
+// poison document is poison.
 func TestJobKeys(t *testing.T) {
 	for _, tc := range []struct {
-		i      int
-		poison bool
-		flaky  int
-		key    string
-	}{{1, false, 0, "chaos-000001"}, {42, true, 0, "chaos-000042.poison"}, {7, false, 2, "chaos-000007.flaky2"}} {
-		k := JobKey(tc.i, tc.poison, tc.flaky)
-		if k != tc.key || IsPoison(k) != tc.poison || Flaky(k) != int32(tc.flaky) {
-			t.Errorf("JobKey(%d, %v, %d) = %q (poison %v, flaky %d)", tc.i, tc.poison, tc.flaky, k, IsPoison(k), Flaky(k))
+		i   int
+		tr  Traits
+		doc string
+	}{
+		{1, Traits{}, "d000001"},
+		{42, Traits{Poison: true}, "d000042.poison"},
+		{7, Traits{Flaky: 2}, "d000007.flaky2"},
+		{1234567, Traits{Flaky: 9, Slow: true, Few: true, Short: true, Late: true}, "d1234567.flaky9.slow.few.short.late"},
+	} {
+		if doc := DocName(tc.i, tc.tr); doc != tc.doc || DocTraits(doc) != tc.tr {
+			t.Errorf("DocName(%d, %+v) = %q, traits back %+v", tc.i, tc.tr, doc, DocTraits(doc))
+		}
+		k := testKey(tc.i, tc.tr)
+		if KeyTraits(k) != tc.tr || IsPoison(k) != tc.tr.Poison {
+			t.Errorf("KeyTraits(%q) = %+v", k, KeyTraits(k))
+		}
+		v2, _ := model.BuildIdempotencyKey("ta", tc.doc, 2)
+		if IsPoison(v2) {
+			t.Errorf("%s is poison", v2)
 		}
 	}
-	for _, role := range []string{RoleWorker, RoleRelay, RoleConsumer} {
+	if _, _, _, ok := ParseKey("no-version"); ok {
+		t.Error("ParseKey accepted a key without a version")
+	}
+	for _, role := range Roles() {
 		for _, p := range PointsOf(role) {
 			if got, err := ParsePoint(role, string(p)); err != nil || got != p {
 				t.Errorf("ParsePoint(%s, %s) = %q, %v", role, p, got, err)
@@ -291,6 +319,16 @@ func TestJobKeys(t *testing.T) {
 	}
 	if _, err := ParsePoint(RoleRelay, string(AfterLease)); err == nil {
 		t.Error("after_lease accepted for a relay")
+	}
+	// The mix has every trait.
+	var seen Traits
+	for i := 1; i <= 300; i++ {
+		tr := MixTraits(i)
+		seen.Poison, seen.Slow, seen.Few = seen.Poison || tr.Poison, seen.Slow || tr.Slow, seen.Few || tr.Few
+		seen.Short, seen.Late, seen.Flaky = seen.Short || tr.Short, seen.Late || tr.Late, max(seen.Flaky, tr.Flaky)
+	}
+	if seen != (Traits{Poison: true, Flaky: 9, Slow: true, Few: true, Short: true, Late: true}) {
+		t.Errorf("the mix lacks a trait: %+v", seen)
 	}
 }
 
