@@ -80,6 +80,9 @@ func TestBadInput(t *testing.T) {
 		"relays 0":      func(c *Config) { c.Relays = 0 },
 		"kills < 0":     func(c *Config) { c.Kills = -1 },
 		"lease 0":       func(c *Config) { c.Lease = 0 },
+		"consumers 0":   func(c *Config) { c.Consumers = 0 },
+		"short freeze":  func(c *Config) { c.Freeze = c.Lease },
+		"few attempts":  func(c *Config) { c.MaxAttempts = FewAttempts },
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := base

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -75,6 +76,30 @@ func (r *rig) step(w *Worker, want Outcome) {
 // chaos checks over the state and every history.
 func (r *rig) drainAndCheck() *Report {
 	r.t.Helper()
+	rep := &Report{Kills: map[Point]int{}}
+	r.drain().check(rep)
+	for _, inv := range rep.Invariants {
+		if !inv.Holds() {
+			r.t.Errorf("%s: %v", inv.Name, inv.Violations)
+		}
+	}
+	return rep
+}
+
+// final is what the checks read at the end of a run.
+type final struct {
+	st   sqlstore.State
+	x    extra
+	hist []Entry
+	keys []string
+}
+
+func (f final) check(rep *Report) { check(rep, f.st, f.x, f.hist, f.keys) }
+
+// drain relays and consumes everything in-process and reads the final
+// state and every history.
+func (r *rig) drain() final {
+	r.t.Helper()
 	rh, ch := &History{Proc: "relay0"}, &History{Proc: "consumer0"}
 	// No Pub: SQLite's immediate transactions would make a second
 	// connection wait on the claim's.
@@ -105,14 +130,7 @@ func (r *rig) drainAndCheck() *Report {
 	for _, h := range append(r.hists, rh, ch) {
 		all = append(all, h.Entries()...)
 	}
-	rep := &Report{Kills: map[Point]int{}}
-	check(rep, st, x, all, r.keys)
-	for _, inv := range rep.Invariants {
-		if !inv.Holds() {
-			r.t.Errorf("%s: %v", inv.Name, inv.Violations)
-		}
-	}
-	return rep
+	return final{st: st, x: x, hist: all, keys: r.keys}
 }
 
 func ops(h *History) []string {
@@ -364,5 +382,126 @@ func TestConsumerTakesALateLowerMessage(t *testing.T) {
 	}
 	if len(msgs) != 1 || msgs[0].ID != 2 || msgs[0].Event != events[1] {
 		t.Fatalf("messages after cursor 3 = %+v, want message 2 (event %d), never applied", msgs, events[1])
+	}
+}
+
+// A kill between two statements of one operation (sqlstore's OnStatement)
+// leaves nothing of it: the transaction rolls back whole, and the kill
+// line says after how many statements it fell.
+func TestKillInsideOperations(t *testing.T) {
+	for _, tc := range []struct {
+		p    Point
+		stmt int
+	}{
+		{InsideLease, 1}, {InsideLease, 2}, {InsideCommit, 1}, {InsideCommit, 2}, {InsideCommit, 3}, {InsideDead, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.p, tc.stmt), func(t *testing.T) {
+			r := newRig(t)
+			key := testKey(1, Traits{Poison: tc.p == InsideDead})
+			r.enqueue(key)
+			a := r.worker("a")
+			a.Kill = killAt(tc.p, 1)
+			a.Kill.Stmt, a.Kill.Hist = tc.stmt, a.Hist
+			r.crash(a)
+			st, err := r.store.State(r.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := a.Hist.Entries()
+			last := es[len(es)-1]
+			if last.Op != OpKill || last.Point != string(tc.p) || last.Stmt != tc.stmt {
+				t.Fatalf("last line %+v, want a kill at %s after statement %d", last, tc.p, tc.stmt)
+			}
+			j := st.Jobs[0]
+			switch tc.p {
+			case InsideLease:
+				if j.State != model.Pending || j.Attempt != 0 || st.Fence != 0 {
+					t.Fatalf("job %+v, fence %d: the lease was not rolled back", j, st.Fence)
+				}
+			case InsideCommit:
+				if len(st.Results) != 0 || len(st.Rows) != 0 {
+					t.Fatalf("results %v, rows %v: the commit was not rolled back", st.Results, st.Rows)
+				}
+			case InsideDead:
+				if j.State != model.Leased || len(st.DLQ) != 0 {
+					t.Fatalf("job %s, DLQ %v: the dead-lettering was not rolled back", j.State, st.DLQ)
+				}
+			}
+			r.clock.Add(3 * time.Second) // a's lease expires
+			b := r.worker("b")
+			b.Facts = DBReader{r.store.DB()}
+			want := Succeeded
+			if tc.p == InsideDead {
+				want = DeadLettered
+			}
+			r.step(b, want)
+			rep := &Report{Kills: map[Point]int{tc.p: 1}} // the orchestrator's count of the kill
+			r.drain().check(rep)
+			for _, inv := range rep.Invariants {
+				if !inv.Holds() {
+					t.Errorf("%s: %v", inv.Name, inv.Violations)
+				}
+			}
+		})
+	}
+}
+
+// A consumer killed inside Deliver leaves the message uncounted and the
+// event unapplied; the operator killed inside Redrive leaves the job
+// dead.
+func TestKillInsideDeliverAndRedrive(t *testing.T) {
+	r := newRig(t)
+	key := testKey(1, Traits{})
+	r.enqueue(key)
+	r.step(r.worker("w"), Succeeded)
+	rl := &Relay{Ops: r.conn(), Clock: r.clock, Batch: 4}
+	if _, err := rl.Step(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for stmt := 1; stmt <= 2; stmt++ {
+		c := &Consumer{Ops: r.conn(), Broker: StoreBroker(r.store), Clock: r.clock, Batch: 4, Kill: killAt(InsideDeliver, 1)}
+		c.Kill.Stmt = stmt
+		func() {
+			defer func() {
+				if v := recover(); v != errKilled {
+					t.Fatalf("consumer did not die inside deliver: %v", v)
+				}
+				c.Ops.Close()
+			}()
+			c.Step(r.ctx)
+		}()
+		st, err := r.store.State(r.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Ledger) != 0 || len(st.Effects) != 0 || st.Broker[0].Deliveries != 0 {
+			t.Fatalf("after a kill at statement %d: ledger %v, effects %v, deliveries %d", stmt, st.Ledger, st.Effects, st.Broker[0].Deliveries)
+		}
+	}
+
+	// A job dead for max attempts; the operator dies inside its redrive.
+	r.enqueueJob(2, Traits{Flaky: 9, Few: true}, FewAttempts, 0)
+	w := r.worker("w2")
+	for range FewAttempts {
+		r.step(w, Retried)
+		r.clock.Add(time.Second)
+	}
+	r.step(w, Idle) // dead at lease
+	op := &Operator{Ops: r.conn(), Read: DBReader{r.store.DB()}, Clock: r.clock, Name: "op", Deadline: time.Hour,
+		Kill: killAt(InsideRedrive, 1)}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				t.Fatalf("operator did not die inside redrive: %v", v)
+			}
+		}()
+		op.Step(r.ctx)
+	}()
+	st, err := r.store.State(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := st.Jobs[1]; j.State != model.Dead || j.RedriveCount != 0 || st.DLQ[0].RedriveCount != 0 {
+		t.Fatalf("job %+v, DLQ %+v: the redrive was not rolled back", j, st.DLQ[0])
 	}
 }
