@@ -1,7 +1,8 @@
 // Package chaos is durasim's real-crash mode: the pipeline's actors as
 // separate processes against PostgreSQL, killed with SIGKILL at named
-// points, restarted, and checked from the database's final state and the
-// processes' own histories.
+// points (some between two statements of one transaction), frozen with
+// SIGSTOP past their lease, restarted, and checked from the database's
+// final state and the processes' own histories.
 //
 // # Roles
 //
@@ -10,52 +11,91 @@
 // process, *clock.Mock in tests):
 //
 //   - [Worker]: lease a job (LeaseNext, FOR UPDATE SKIP LOCKED), and for
-//     each remaining stage heartbeat if under half the lease is left, do a
-//     little work, Commit the stage's result with its outbox event (fenced:
+//     each remaining stage heartbeat if under half the lease is left, do
+//     its work, Commit the stage's result with its outbox event (fenced:
 //     a zombie's commit is refused), Advance; after the last stage Ack.
-//     Keys ending ".poison" fail permanently at extract (Dead: DLQ, never
-//     retried); ".flakyN" keys fail transiently at validate on their first
-//     N attempts (Retry with backoff).
+//     What a job does is spelled in its document name ([Traits]): poison
+//     (Dead at extract, version 1 only), flaky (Retry at validate, with a
+//     backoff doubling from 20 ms, until the job is redriven), slow (work
+//     per stage 3/5 of the lease: heartbeats without a freeze), few
+//     attempts (3), a short deadline (a retry that would end past it is a
+//     Cancel) or an almost passed one (LeaseNext cancels it).
 //   - [Relay]: claim unpublished rows (SKIP LOCKED, the locks held while
 //     the rows are published through a second connection), Publish each,
 //     then MarkPublished. Several relays run at once.
-//   - [Consumer]: read the broker's messages in order and Apply each event
-//     (ledger + effect, one transaction, dedupe by event id); a fraction is
-//     delivered twice, and a restart resumes a few messages back.
+//   - [Consumer]: read the broker's messages in order and Deliver each
+//     (delivery count, ledger, effect: one transaction, dedupe by event
+//     id); a fraction is delivered twice, and a restart resumes a few
+//     messages back. Several consumers read the same broker, so the
+//     ledger's UNIQUE meets concurrent duplicate deliveries.
+//   - [Operator]: redrive jobs dead for max attempts and reprocess dead
+//     poison jobs as their next version (model.BuildIdempotencyKey, Origin
+//     the dead job), each with an audit row; write the audit rows a kill
+//     cut off; resubmit a random job (must be deduplicated) and send
+//     another payload under another job's key (must be refused).
+//
+// Every store call runs to its end even when the process is told to stop
+// (SIGTERM), so it always gets its history line.
 //
 // # Kill points
 //
-// Each process is told one point and an n by its arguments (-kill-at,
-// -kill-nth); on the nth crossing it writes a kill line to its history and
-// sends itself SIGKILL, so the kill lands exactly there: after_lease,
-// after_extract (work done, nothing committed), after_insert_before_commit
-// (inside the commit transaction, via CommitReq.BeforeCommit),
-// after_commit_before_ack, after_ack (after Advance or Ack),
-// after_dlq_write, relay_after_claim (row locks held),
-// relay_after_publish_before_mark and consumer_after_apply. Whatever
-// transaction was open dies with the connection; PostgreSQL releases its
-// locks, which the run finishing proves.
+// Each process is told one point, an n and, for inside points, a
+// statement boundary by its arguments (-kill-at, -kill-nth, -kill-stmt);
+// on the nth crossing it writes a kill line to its history and sends
+// itself SIGKILL, so the kill lands exactly there: after_lease,
+// after_extract, after_insert_before_commit (via CommitReq.BeforeCommit),
+// after_commit_before_ack, after_ack, after_dlq_write, relay_after_claim,
+// relay_after_publish_before_mark, consumer_after_apply,
+// operator_after_redrive and operator_after_reprocess_enqueue (before the
+// audit row), and the inside points, between two statements of one
+// operation through sqlstore.Conn.OnStatement: inside_lease_after_stmt,
+// inside_commit_after_stmt, inside_dead_after_stmt,
+// inside_deliver_after_stmt, inside_redrive_after_stmt and
+// inside_enqueue_after_stmt ([Boundaries] says how many boundaries each
+// has; the orchestrator picks one at random). Whatever transaction was
+// open dies with the connection: PostgreSQL rolls all of it back, and a
+// store that split an operation into two transactions keeps half, which
+// the checks see.
 //
 // # The run
 //
-// [Run] resets the database, enqueues jobs and starts the workers, relays
-// and a consumer as child processes of the same binary, each with a kill
-// point chosen (seeded) among those no kill has reached yet, else at
-// random. A child that dies at its point is counted and restarted with a
-// new point; meanwhile jobs keep being fed, and a random worker is now and
-// then frozen (SIGSTOP) for 1.5 leases to make a zombie. Once enough kills
-// landed, every process is stopped and restarted without kill points
-// until every job is terminal, every row published and every event
-// applied. Then the checks ([Report]): no duplicate effects, no lost jobs,
-// no unpublished commits, no events without a commit, no stale-fence write
-// accepted, every recorded write in the database, and every kill point
-// killed at least once.
+// [Run] resets the database, enqueues jobs of the mix ([MixTraits]) and
+// starts the workers, relays, consumers and operator as child processes
+// of the same binary, each with a kill point chosen (seeded) among those
+// no kill has reached yet, else at random. A child that dies at its point
+// is counted and restarted with a new point; meanwhile jobs keep being
+// fed, and a worker holding a lease is frozen (SIGSTOP) every
+// Config.PauseEvery for about three leases, to make a zombie. Once -kills
+// kills landed and every point had one, every process is stopped and
+// restarted without kill points until every job is terminal, every row
+// published, every event applied and nothing is left for the operator.
+//
+// # The checks
+//
+// [Report] counts, from the histories and the final database (never from
+// the processes' own totals), how often each path through the store was
+// taken: zombie writes refused, heartbeats, retries, cancels at lease and
+// at retry, dead for max attempts and poison, redrives, reprocesses,
+// idempotency conflicts refused, resubmissions deduplicated, commits
+// deduplicated, concurrent duplicate deliveries refused, kills inside each
+// operation. Its invariants: no duplicate effects, no lost jobs, no
+// unpublished commits, no events without a commit (nor results without
+// their event), no stale-fence write accepted, every recorded write in the
+// database (broker delivery counts included), dead for max attempts only
+// after max_attempts leases in that life, no lease before its retry's
+// visible time, no lease past the deadline and cancels only past it,
+// redriven jobs starting at attempt 1 and succeeding, reprocess as the
+// next version audited once, resubmissions deduplicated and conflicts
+// refused, drained (else: what is left and where each consumer stands),
+// every kill point killed, and every path taken.
 //
 // # Histories
 //
 // Every process appends one JSON line per completed operation (one
-// write(2), unbuffered), with wall-clock times taken before and after it.
-// A SIGKILL can still land between an operation and its line, so the
-// checks only ever read a line as "this happened", never a missing line
-// as "this did not".
+// write(2), unbuffered), with wall-clock times taken before and after it
+// (retries also carry the visible time they set). A SIGKILL can still
+// land between an operation and its line, so the checks read a line as
+// "this happened" and a missing line as nothing, with one exception: no
+// lease line is ever missing (no kill point lies between LeaseNext and its
+// line), which lets the max-attempts check count leases.
 package chaos

@@ -26,15 +26,16 @@ func buildDurasim(t *testing.T) string {
 	return bin
 }
 
-// Real processes, real SIGKILLs, real PostgreSQL: 4 workers, 2 relays and
-// a consumer take about 60 kills, drain, and every invariant holds.
+// Real processes, real SIGKILLs, real PostgreSQL: 8 workers, 3 relays, 2
+// consumers and the operator take 500 kills, drain, every invariant holds
+// and every path is taken.
 func TestChaosEndToEnd(t *testing.T) {
 	url := pgtest.Fresh(t, pgtest.URL(t))
 	bin := buildDurasim(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "chaos", "-db", url, "-workers", "4", "-relays", "2", "-kills", "60",
-		"-seed", "3", "-lease", "1s", "-pause-every", "300ms", "-quiet")
+	cmd := exec.CommandContext(ctx, bin, "chaos", "-db", url, "-workers", "8", "-relays", "3", "-consumers", "2", "-kills", "500",
+		"-seed", "3", "-quiet")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -44,14 +45,16 @@ func TestChaosEndToEnd(t *testing.T) {
 		t.Fatalf("chaos: %v\n%s", err, stderr.String())
 	}
 	out := stdout.String()
-	for _, inv := range []string{InvNoDuplicateEffects, InvNoLostJobs, InvNoUnpublishedCommits, InvNoEventWithoutCommit,
-		InvNoStaleFence, InvHistoryDurable, InvEveryPointKilled} {
+	for _, inv := range InvariantNames() {
 		if !strings.Contains(out, inv) || !lineHas(out, inv, "holds") {
 			t.Errorf("invariant %q does not hold", inv)
 		}
 	}
 	if !strings.Contains(out, "kill point") || !lineHas(out, "total", "") {
 		t.Errorf("no kill table in the report")
+	}
+	if !lineHas(out, "path ", "taken") || !lineHas(out, "redrive ", "jobs' redrive counts") {
+		t.Errorf("no path table in the report")
 	}
 }
 
@@ -77,6 +80,9 @@ func TestBadInput(t *testing.T) {
 		"relays 0":      func(c *Config) { c.Relays = 0 },
 		"kills < 0":     func(c *Config) { c.Kills = -1 },
 		"lease 0":       func(c *Config) { c.Lease = 0 },
+		"consumers 0":   func(c *Config) { c.Consumers = 0 },
+		"short freeze":  func(c *Config) { c.Freeze = c.Lease },
+		"few attempts":  func(c *Config) { c.MaxAttempts = FewAttempts },
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := base

@@ -16,7 +16,8 @@ const (
 	OpCommit  = "commit"  // Commit accepted: Event holds Stage's result
 	OpAdvance = "advance" // Advance accepted (Stage is the new stage)
 	OpAck     = "ack"     // Ack accepted: the job succeeded
-	OpRetry   = "retry"   // Retry accepted
+	OpRetry   = "retry"   // Retry accepted: the job is invisible until Visible
+	OpCancel  = "cancel"  // Cancel accepted: the retry would have passed the deadline (Visible)
 	OpDead    = "dead"    // Dead accepted: the job is in the DLQ
 	OpFenced  = "fenced"  // a write was refused with ErrFenced (Err names it)
 	OpClaim   = "claim"   // ClaimUnpublished returned Events
@@ -24,6 +25,12 @@ const (
 	OpMark    = "mark"    // MarkPublished accepted
 	OpApply   = "apply"   // Apply of broker message Msg; Applied false: deduped
 	OpKill    = "kill"    // the process is about to SIGKILL itself at Point
+
+	OpRedrive   = "redrive"   // operator: Redrive of dead Job accepted
+	OpReprocess = "reprocess" // operator: Enqueue of dead Job's next version returned job New
+	OpAudit     = "audit"     // operator: audit row Err (the action) for Job, New
+	OpResubmit  = "resubmit"  // operator: Enqueue of Key's own payload returned Job (Deduped: not created)
+	OpConflict  = "conflict"  // operator: Enqueue of Key with another payload; Err "" refused, else what it returned
 )
 
 // Entry is one history line. T0 and T1 are wall-clock nanoseconds taken
@@ -44,6 +51,10 @@ type Entry struct {
 	Deduped bool    `json:"deduped,omitempty"`
 	Err     string  `json:"err,omitempty"`
 	Point   string  `json:"point,omitempty"`
+	Stmt    int     `json:"stmt,omitempty"`    // kill inside an operation: after this many statements
+	Visible int64   `json:"visible,omitempty"` // retry: the visible time it set; cancel: the one it would have set
+	New     int64   `json:"new,omitempty"`     // reprocess, audit: the new job
+	Key     string  `json:"key,omitempty"`     // resubmit, conflict
 	T0      int64   `json:"t0,omitempty"`
 	T1      int64   `json:"t1,omitempty"`
 }

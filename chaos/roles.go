@@ -3,69 +3,14 @@ package chaos
 import (
 	"context"
 	"errors"
-	"hash/fnv"
+	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
-
-// Job keys carry the job's behaviour so that every process, restarted or
-// not, agrees on it without asking anyone: ".poison" jobs fail permanently
-// at extract (DLQ, never retried); ".flakyN" jobs fail transiently at
-// validate on their first N attempts (Retry with backoff).
-const (
-	poisonSuffix = ".poison"
-	flakyMark    = ".flaky"
-)
-
-// JobKey is the idempotency key of the orchestrator's ith job.
-func JobKey(i int, poison bool, flaky int) string {
-	k := "chaos-" + pad(i)
-	switch {
-	case poison:
-		k += poisonSuffix
-	case flaky > 0:
-		k += flakyMark + string(rune('0'+flaky))
-	}
-	return k
-}
-
-func pad(i int) string {
-	s := []byte("000000")
-	for p := len(s) - 1; p >= 0 && i > 0; p-- {
-		s[p] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(s)
-}
-
-// IsPoison reports whether the key marks a permanently failing job.
-func IsPoison(key string) bool { return strings.HasSuffix(key, poisonSuffix) }
-
-// Flaky is how many first attempts of the key's job fail transiently.
-func Flaky(key string) int32 {
-	i := strings.LastIndex(key, flakyMark)
-	if i < 0 || i+len(flakyMark) >= len(key) {
-		return 0
-	}
-	c := key[i+len(flakyMark)]
-	if c < '0' || c > '9' {
-		return 0
-	}
-	return int32(c - '0')
-}
-
-// StageValue is the deterministic result of a stage of a key: a retried or
-// re-leased job must commit the same value (the store dedupes on it).
-func StageValue(key string, s model.Stage) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(model.StageKey(key, s)))
-	return h.Sum64()
-}
 
 func now(c clock.Clock) model.Time { return model.Time(c.Now().UnixNano()) }
 
@@ -76,15 +21,21 @@ func wall(c clock.Clock) int64 { return c.Now().UnixNano() }
 // commit the result with its outbox event, advance), ack. All time comes
 // from Clock: clock.New() in a process, *clock.Mock in tests.
 type Worker struct {
-	Ops     sqlstore.Ops
-	Clock   clock.Clock
-	Name    string
-	Lease   time.Duration // lease length; heartbeats renew it
-	Work    time.Duration // simulated work per stage (0: none)
-	Backoff time.Duration // first retry delay, doubled per attempt
-	Idle    time.Duration // wait when nothing is visible
-	Hist    *History
-	Kill    *Killer
+	Ops   sqlstore.Ops
+	Clock clock.Clock
+	Name  string
+	Lease time.Duration // lease length; heartbeats renew it
+	Work  time.Duration // simulated work per stage (0: none)
+	// SlowWork is the work per stage of ".slow" jobs: about 0.6 of the
+	// lease, so that they heartbeat at every stage after the first.
+	SlowWork time.Duration
+	Backoff  time.Duration // first retry delay, doubled per attempt up to 64 times
+	// Facts reads what the lease does not say (redrives, deadline); nil:
+	// never redriven, no deadline.
+	Facts FactReader
+	Idle  time.Duration // wait when nothing is visible
+	Hist  *History
+	Kill  *Killer
 	// Hook, when set, runs at every point (tests use it to move a mock
 	// clock or interleave another worker deterministically).
 	Hook func(Point, Entry)
@@ -124,7 +75,8 @@ const (
 	Succeeded                // acked
 	Retried                  // transient failure, back in the queue later
 	DeadLettered
-	Fenced // another worker holds the job now: we stopped touching it
+	Fenced    // another worker holds the job now: we stopped touching it
+	Cancelled // its retry would have passed the deadline
 )
 
 // ProcessOne leases one job and runs it as far as it goes. worked is false
@@ -135,50 +87,80 @@ func (w *Worker) ProcessOne(ctx context.Context) (worked bool, err error) {
 }
 
 // Step is ProcessOne with its outcome.
+//
+// Every call to the store runs to its end even when ctx is cancelled (a
+// SIGTERM at the end of a phase): its history line is then always
+// written, and the loop stops at the next check of ctx. So the only
+// operations without a line are those a kill point cut short, which end
+// with a kill line instead.
 func (w *Worker) Step(ctx context.Context) (Outcome, error) {
+	dctx := context.WithoutCancel(ctx)
 	t0 := wall(w.Clock)
 	n := now(w.Clock)
 	until := n + model.Time(w.Lease)
-	l, ok, err := w.Ops.LeaseNext(ctx, sqlstore.LeaseReq{Worker: w.Name, Now: n, LeaseUntil: until})
+	var l sqlstore.Leased
+	var ok bool
+	err := inside(w.Ops, w.Kill, InsideLease, Entry{T0: t0}, func() (err error) {
+		l, ok, err = w.Ops.LeaseNext(dctx, sqlstore.LeaseReq{Worker: w.Name, Now: n, LeaseUntil: until})
+		return err
+	})
 	if err != nil || !ok {
 		return Idle, err
 	}
 	e := Entry{Job: int64(l.Job), Fence: l.Fence, Stage: l.Stage.String(), Attempt: l.Attempt, T0: t0, T1: wall(w.Clock)}
 	w.Hist.Write(withOp(e, OpLease))
 	w.cross(AfterLease, e)
+	tr := KeyTraits(l.Key)
+	work := w.Work
+	if tr.Slow {
+		work = w.SlowWork
+	}
 
 	for st := l.Stage; st < model.StageDone; st++ {
+		if ctx.Err() != nil {
+			return Idle, ctx.Err()
+		}
 		e.Stage = st.String()
 		// Renew when under half the lease is left: a slow stage must not
 		// let another worker take the job from under us.
 		if n := now(w.Clock); n+model.Time(w.Lease/2) > until {
 			t0 := wall(w.Clock)
 			nu := n + model.Time(w.Lease)
-			if err := w.Ops.Heartbeat(ctx, l.Job, l.Fence, nu); err != nil {
+			if err := w.Ops.Heartbeat(dctx, l.Job, l.Fence, nu); err != nil {
 				return w.refused(err, e, "heartbeat")
 			}
 			until = nu
 			w.Hist.Write(withTimes(withOp(e, OpBeat), t0, wall(w.Clock)))
 		}
-		if w.Work > 0 {
-			sleep(ctx, w.Clock, w.Work)
+		if work > 0 {
+			sleep(ctx, w.Clock, work)
 			if ctx.Err() != nil {
 				return Idle, ctx.Err()
 			}
 		}
 		w.cross(AfterExtract, e)
-		if IsPoison(l.Key) && st == model.StageExtract {
-			return w.dead(ctx, l, model.CodePoisonSchema)
+		if tr.Poison && st == model.StageExtract {
+			return w.dead(dctx, l, model.CodePoisonSchema)
 		}
-		if st == model.StageValidate && l.Attempt <= Flaky(l.Key) {
-			return w.retry(ctx, l, e)
+		if st == model.StageValidate && l.Attempt <= tr.Flaky {
+			f, err := w.facts(dctx, l.Job)
+			if err != nil {
+				return Idle, err
+			}
+			if f.RedriveCount == 0 { // a redrive follows the fix: no more failures
+				return w.retry(dctx, l, e, f)
+			}
 		}
 		t0 := wall(w.Clock)
-		c, err := w.Ops.Commit(ctx, sqlstore.CommitReq{
-			Job: l.Job, Fence: l.Fence, Tenant: l.Tenant, Key: l.Key, Stage: st,
-			PayloadHash: l.Payload, Value: StageValue(l.Key, st), Now: now(w.Clock),
-			Fenced:       true, // a zombie's commit is refused, not just deduped
-			BeforeCommit: func() { w.cross(AfterInsertBeforeCommit, e) },
+		var c sqlstore.Committed
+		err := inside(w.Ops, w.Kill, InsideCommit, e, func() (err error) {
+			c, err = w.Ops.Commit(dctx, sqlstore.CommitReq{
+				Job: l.Job, Fence: l.Fence, Tenant: l.Tenant, Key: l.Key, Stage: st,
+				PayloadHash: l.Payload, Value: StageValue(l.Key, st), Now: now(w.Clock),
+				Fenced:       true, // a zombie's commit is refused, not just deduped
+				BeforeCommit: func() { w.cross(AfterInsertBeforeCommit, e) },
+			})
+			return err
 		})
 		if err != nil {
 			return w.refused(err, e, "commit")
@@ -194,10 +176,10 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 		next := st + 1
 		op := OpAdvance
 		if next < model.StageDone {
-			err = w.Ops.Advance(ctx, l.Job, l.Fence, next)
+			err = w.Ops.Advance(dctx, l.Job, l.Fence, next)
 		} else {
 			op = OpAck
-			err = w.Ops.Ack(ctx, l.Job, l.Fence, now(w.Clock))
+			err = w.Ops.Ack(dctx, l.Job, l.Fence, now(w.Clock))
 		}
 		if err != nil {
 			return w.refused(err, e, op)
@@ -210,9 +192,19 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 	return Succeeded, nil
 }
 
+func (w *Worker) facts(ctx context.Context, job model.JobID) (JobFacts, error) {
+	if w.Facts == nil {
+		return JobFacts{DeadlineAt: math.MaxInt64}, nil
+	}
+	return w.Facts.JobFacts(ctx, job)
+}
+
 func (w *Worker) dead(ctx context.Context, l sqlstore.Leased, code model.Code) (Outcome, error) {
 	e := Entry{Job: int64(l.Job), Fence: l.Fence, Attempt: l.Attempt, Err: code.String(), T0: wall(w.Clock)}
-	if err := w.Ops.Dead(ctx, l.Job, l.Fence, code, now(w.Clock)); err != nil {
+	err := inside(w.Ops, w.Kill, InsideDead, e, func() error {
+		return w.Ops.Dead(ctx, l.Job, l.Fence, code, now(w.Clock))
+	})
+	if err != nil {
 		return w.refused(err, e, "dead")
 	}
 	e.T1 = wall(w.Clock)
@@ -221,10 +213,27 @@ func (w *Worker) dead(ctx context.Context, l sqlstore.Leased, code model.Code) (
 	return DeadLettered, nil
 }
 
-func (w *Worker) retry(ctx context.Context, l sqlstore.Leased, e Entry) (Outcome, error) {
-	d := w.Backoff << min(max(l.Attempt-1, 0), 4)
+// canceller is sqlstore.Conn's Cancel, not in the Ops contract.
+type canceller interface {
+	Cancel(ctx context.Context, job model.JobID, fence uint64, reason model.Code, now model.Time) error
+}
+
+// retry puts the job back after its backoff, or cancels it when the
+// backoff would end at or past its deadline (the retry policy's cancel:
+// no attempt may start after the deadline).
+func (w *Worker) retry(ctx context.Context, l sqlstore.Leased, e Entry, f JobFacts) (Outcome, error) {
+	d := w.Backoff << min(max(l.Attempt-1, 0), 6)
 	t0 := wall(w.Clock)
-	if err := w.Ops.Retry(ctx, l.Job, l.Fence, now(w.Clock)+model.Time(d), model.CodeTransient); err != nil {
+	n := now(w.Clock)
+	e.Visible = int64(n + model.Time(d))
+	if cn, ok := w.Ops.(canceller); ok && model.Time(e.Visible) >= f.DeadlineAt {
+		if err := cn.Cancel(ctx, l.Job, l.Fence, model.CodeDeadlineExceeded, n); err != nil {
+			return w.refused(err, e, "cancel")
+		}
+		w.Hist.Write(withTimes(withOp(e, OpCancel), t0, wall(w.Clock)))
+		return Cancelled, nil
+	}
+	if err := w.Ops.Retry(ctx, l.Job, l.Fence, model.Time(e.Visible), model.CodeTransient); err != nil {
 		return w.refused(err, e, "retry")
 	}
 	w.Hist.Write(withTimes(withOp(e, OpRetry), t0, wall(w.Clock)))
@@ -299,6 +308,7 @@ func (r *Relay) Run(ctx context.Context) error {
 
 // Step relays one claimed batch and returns its size.
 func (r *Relay) Step(ctx context.Context) (int, error) {
+	ctx = context.WithoutCancel(ctx) // every call ends with its line (see Worker.Step)
 	t0 := wall(r.Clock)
 	claimed := func(rows []sqlstore.Row) {
 		ce := Entry{Op: OpClaim, T0: t0, T1: wall(r.Clock)}
@@ -402,24 +412,46 @@ func (c *Consumer) Run(ctx context.Context) error {
 	return nil
 }
 
-// Step delivers one batch of messages and returns how many.
+// deliverer is sqlstore.Conn's Deliver (count the delivery, apply the
+// event, ack the message: one transaction), not in the Ops contract.
+type deliverer interface {
+	Deliver(ctx context.Context, msg int64, now model.Time) (model.EventID, bool, error)
+}
+
+// Step delivers one batch of messages and returns how many. Each delivery
+// is a Deliver where the store has one (else an Apply of the event).
+// Several consumers read the same broker, so one event is often
+// delivered by two at once: the ledger's UNIQUE must refuse the second.
 func (c *Consumer) Step(ctx context.Context) (int, error) {
+	dctx := context.WithoutCancel(ctx)
 	msgs, err := c.Broker.Messages(ctx, c.Cursor, max(c.Batch, 1))
 	if err != nil || len(msgs) == 0 {
 		return 0, err
 	}
 	for _, m := range msgs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
 		times := 1
 		if c.Rand != nil && c.Rand.Float64() < c.Redeliver {
 			times = 2
 		}
 		for range times {
 			t0 := wall(c.Clock)
-			applied, err := c.Ops.Apply(ctx, m.Event, now(c.Clock))
+			e := Entry{Op: OpApply, Msg: m.ID, Event: int64(m.Event), T0: t0}
+			var applied bool
+			err := inside(c.Ops, c.Kill, InsideDeliver, e, func() (err error) {
+				if d, ok := c.Ops.(deliverer); ok {
+					_, applied, err = d.Deliver(dctx, m.ID, now(c.Clock))
+					return err
+				}
+				applied, err = c.Ops.Apply(dctx, m.Event, now(c.Clock))
+				return err
+			})
 			if err != nil {
 				return 0, err
 			}
-			e := Entry{Op: OpApply, Msg: m.ID, Event: int64(m.Event), Applied: applied, T0: t0, T1: wall(c.Clock)}
+			e.Applied, e.T1 = applied, wall(c.Clock)
 			c.Hist.Write(e)
 			c.Kill.Cross(ConsumerAfterApply, e)
 		}

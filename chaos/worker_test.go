@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,8 +46,12 @@ func (r *rig) conn() *sqlstore.Conn {
 func (r *rig) enqueue(keys ...string) {
 	c := r.conn()
 	for _, k := range keys {
-		if _, _, err := c.Enqueue(r.ctx, sqlstore.NewJob{Tenant: "t", Document: k, Version: 1, Key: k,
-			PayloadHash: 7, MaxAttempts: 5, Now: now(r.clock)}); err != nil {
+		_, doc, _, ok := ParseKey(k)
+		if !ok {
+			doc = k
+		}
+		if _, _, err := c.Enqueue(r.ctx, sqlstore.NewJob{Tenant: "t", Document: doc, Version: 1, Key: k,
+			PayloadHash: PayloadOf(doc), MaxAttempts: 5, Now: now(r.clock)}); err != nil {
 			r.t.Fatal(err)
 		}
 		r.keys = append(r.keys, k)
@@ -70,6 +75,30 @@ func (r *rig) step(w *Worker, want Outcome) {
 // drainAndCheck relays and consumes everything in-process, then runs the
 // chaos checks over the state and every history.
 func (r *rig) drainAndCheck() *Report {
+	r.t.Helper()
+	rep := &Report{Kills: map[Point]int{}}
+	r.drain().check(rep)
+	for _, inv := range rep.Invariants {
+		if !inv.Holds() {
+			r.t.Errorf("%s: %v", inv.Name, inv.Violations)
+		}
+	}
+	return rep
+}
+
+// final is what the checks read at the end of a run.
+type final struct {
+	st   sqlstore.State
+	x    extra
+	hist []Entry
+	keys []string
+}
+
+func (f final) check(rep *Report) { check(rep, f.st, f.x, f.hist, f.keys) }
+
+// drain relays and consumes everything in-process and reads the final
+// state and every history.
+func (r *rig) drain() final {
 	r.t.Helper()
 	rh, ch := &History{Proc: "relay0"}, &History{Proc: "consumer0"}
 	// No Pub: SQLite's immediate transactions would make a second
@@ -101,14 +130,7 @@ func (r *rig) drainAndCheck() *Report {
 	for _, h := range append(r.hists, rh, ch) {
 		all = append(all, h.Entries()...)
 	}
-	rep := &Report{Kills: map[Point]int{}}
-	check(rep, st, x, all, r.keys)
-	for _, inv := range rep.Invariants {
-		if !inv.Holds() {
-			r.t.Errorf("%s: %v", inv.Name, inv.Violations)
-		}
-	}
-	return rep
+	return final{st: st, x: x, hist: all, keys: r.keys}
 }
 
 func ops(h *History) []string {
@@ -253,7 +275,7 @@ func TestKillPointsRecover(t *testing.T) {
 // backoff and then succeed.
 func TestPoisonAndFlaky(t *testing.T) {
 	r := newRig(t)
-	r.enqueue(JobKey(1, true, 0), JobKey(2, false, 2))
+	r.enqueue(testKey(1, Traits{Poison: true}), testKey(2, Traits{Flaky: 2}))
 	w := r.worker("w")
 	w.Kill = killAt(AfterDLQWrite, 2) // never reached: one poison job
 	r.step(w, DeadLettered)
@@ -270,19 +292,43 @@ func TestPoisonAndFlaky(t *testing.T) {
 	}
 }
 
+func testKey(i int, tr Traits) string {
+	k, err := model.BuildIdempotencyKey("ta", DocName(i, tr), 1)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// Traits round-trip through document names and keys; only version 1 of a
+// poison document is poison.
 func TestJobKeys(t *testing.T) {
 	for _, tc := range []struct {
-		i      int
-		poison bool
-		flaky  int
-		key    string
-	}{{1, false, 0, "chaos-000001"}, {42, true, 0, "chaos-000042.poison"}, {7, false, 2, "chaos-000007.flaky2"}} {
-		k := JobKey(tc.i, tc.poison, tc.flaky)
-		if k != tc.key || IsPoison(k) != tc.poison || Flaky(k) != int32(tc.flaky) {
-			t.Errorf("JobKey(%d, %v, %d) = %q (poison %v, flaky %d)", tc.i, tc.poison, tc.flaky, k, IsPoison(k), Flaky(k))
+		i   int
+		tr  Traits
+		doc string
+	}{
+		{1, Traits{}, "d000001"},
+		{42, Traits{Poison: true}, "d000042.poison"},
+		{7, Traits{Flaky: 2}, "d000007.flaky2"},
+		{1234567, Traits{Flaky: 9, Slow: true, Few: true, Short: true, Late: true}, "d1234567.flaky9.slow.few.short.late"},
+	} {
+		if doc := DocName(tc.i, tc.tr); doc != tc.doc || DocTraits(doc) != tc.tr {
+			t.Errorf("DocName(%d, %+v) = %q, traits back %+v", tc.i, tc.tr, doc, DocTraits(doc))
+		}
+		k := testKey(tc.i, tc.tr)
+		if KeyTraits(k) != tc.tr || IsPoison(k) != tc.tr.Poison {
+			t.Errorf("KeyTraits(%q) = %+v", k, KeyTraits(k))
+		}
+		v2, _ := model.BuildIdempotencyKey("ta", tc.doc, 2)
+		if IsPoison(v2) {
+			t.Errorf("%s is poison", v2)
 		}
 	}
-	for _, role := range []string{RoleWorker, RoleRelay, RoleConsumer} {
+	if _, _, _, ok := ParseKey("no-version"); ok {
+		t.Error("ParseKey accepted a key without a version")
+	}
+	for _, role := range Roles() {
 		for _, p := range PointsOf(role) {
 			if got, err := ParsePoint(role, string(p)); err != nil || got != p {
 				t.Errorf("ParsePoint(%s, %s) = %q, %v", role, p, got, err)
@@ -291,6 +337,16 @@ func TestJobKeys(t *testing.T) {
 	}
 	if _, err := ParsePoint(RoleRelay, string(AfterLease)); err == nil {
 		t.Error("after_lease accepted for a relay")
+	}
+	// The mix has every trait.
+	var seen Traits
+	for i := 1; i <= 300; i++ {
+		tr := MixTraits(i)
+		seen.Poison, seen.Slow, seen.Few = seen.Poison || tr.Poison, seen.Slow || tr.Slow, seen.Few || tr.Few
+		seen.Short, seen.Late, seen.Flaky = seen.Short || tr.Short, seen.Late || tr.Late, max(seen.Flaky, tr.Flaky)
+	}
+	if seen != (Traits{Poison: true, Flaky: 9, Slow: true, Few: true, Short: true, Late: true}) {
+		t.Errorf("the mix lacks a trait: %+v", seen)
 	}
 }
 
@@ -326,5 +382,126 @@ func TestConsumerTakesALateLowerMessage(t *testing.T) {
 	}
 	if len(msgs) != 1 || msgs[0].ID != 2 || msgs[0].Event != events[1] {
 		t.Fatalf("messages after cursor 3 = %+v, want message 2 (event %d), never applied", msgs, events[1])
+	}
+}
+
+// A kill between two statements of one operation (sqlstore's OnStatement)
+// leaves nothing of it: the transaction rolls back whole, and the kill
+// line says after how many statements it fell.
+func TestKillInsideOperations(t *testing.T) {
+	for _, tc := range []struct {
+		p    Point
+		stmt int
+	}{
+		{InsideLease, 1}, {InsideLease, 2}, {InsideCommit, 1}, {InsideCommit, 2}, {InsideCommit, 3}, {InsideDead, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.p, tc.stmt), func(t *testing.T) {
+			r := newRig(t)
+			key := testKey(1, Traits{Poison: tc.p == InsideDead})
+			r.enqueue(key)
+			a := r.worker("a")
+			a.Kill = killAt(tc.p, 1)
+			a.Kill.Stmt, a.Kill.Hist = tc.stmt, a.Hist
+			r.crash(a)
+			st, err := r.store.State(r.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := a.Hist.Entries()
+			last := es[len(es)-1]
+			if last.Op != OpKill || last.Point != string(tc.p) || last.Stmt != tc.stmt {
+				t.Fatalf("last line %+v, want a kill at %s after statement %d", last, tc.p, tc.stmt)
+			}
+			j := st.Jobs[0]
+			switch tc.p {
+			case InsideLease:
+				if j.State != model.Pending || j.Attempt != 0 || st.Fence != 0 {
+					t.Fatalf("job %+v, fence %d: the lease was not rolled back", j, st.Fence)
+				}
+			case InsideCommit:
+				if len(st.Results) != 0 || len(st.Rows) != 0 {
+					t.Fatalf("results %v, rows %v: the commit was not rolled back", st.Results, st.Rows)
+				}
+			case InsideDead:
+				if j.State != model.Leased || len(st.DLQ) != 0 {
+					t.Fatalf("job %s, DLQ %v: the dead-lettering was not rolled back", j.State, st.DLQ)
+				}
+			}
+			r.clock.Add(3 * time.Second) // a's lease expires
+			b := r.worker("b")
+			b.Facts = DBReader{r.store.DB()}
+			want := Succeeded
+			if tc.p == InsideDead {
+				want = DeadLettered
+			}
+			r.step(b, want)
+			rep := &Report{Kills: map[Point]int{tc.p: 1}} // the orchestrator's count of the kill
+			r.drain().check(rep)
+			for _, inv := range rep.Invariants {
+				if !inv.Holds() {
+					t.Errorf("%s: %v", inv.Name, inv.Violations)
+				}
+			}
+		})
+	}
+}
+
+// A consumer killed inside Deliver leaves the message uncounted and the
+// event unapplied; the operator killed inside Redrive leaves the job
+// dead.
+func TestKillInsideDeliverAndRedrive(t *testing.T) {
+	r := newRig(t)
+	key := testKey(1, Traits{})
+	r.enqueue(key)
+	r.step(r.worker("w"), Succeeded)
+	rl := &Relay{Ops: r.conn(), Clock: r.clock, Batch: 4}
+	if _, err := rl.Step(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for stmt := 1; stmt <= 2; stmt++ {
+		c := &Consumer{Ops: r.conn(), Broker: StoreBroker(r.store), Clock: r.clock, Batch: 4, Kill: killAt(InsideDeliver, 1)}
+		c.Kill.Stmt = stmt
+		func() {
+			defer func() {
+				if v := recover(); v != errKilled {
+					t.Fatalf("consumer did not die inside deliver: %v", v)
+				}
+				c.Ops.Close()
+			}()
+			c.Step(r.ctx)
+		}()
+		st, err := r.store.State(r.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Ledger) != 0 || len(st.Effects) != 0 || st.Broker[0].Deliveries != 0 {
+			t.Fatalf("after a kill at statement %d: ledger %v, effects %v, deliveries %d", stmt, st.Ledger, st.Effects, st.Broker[0].Deliveries)
+		}
+	}
+
+	// A job dead for max attempts; the operator dies inside its redrive.
+	r.enqueueJob(2, Traits{Flaky: 9, Few: true}, FewAttempts, 0)
+	w := r.worker("w2")
+	for range FewAttempts {
+		r.step(w, Retried)
+		r.clock.Add(time.Second)
+	}
+	r.step(w, Idle) // dead at lease
+	op := &Operator{Ops: r.conn(), Read: DBReader{r.store.DB()}, Clock: r.clock, Name: "op", Deadline: time.Hour,
+		Kill: killAt(InsideRedrive, 1)}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				t.Fatalf("operator did not die inside redrive: %v", v)
+			}
+		}()
+		op.Step(r.ctx)
+	}()
+	st, err := r.store.State(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := st.Jobs[1]; j.State != model.Dead || j.RedriveCount != 0 || st.DLQ[0].RedriveCount != 0 {
+		t.Fatalf("job %+v, DLQ %+v: the redrive was not rolled back", j, st.DLQ[0])
 	}
 }

@@ -23,6 +23,12 @@ type Conn struct {
 	closed bool
 
 	tear tear // a crash armed between two statements (TearAfter)
+
+	// OnStatement, when set, is called before each statement an operation
+	// runs, with the number run since CountStatements: real-crash mode
+	// calls CountStatements before an operation and kills the process
+	// from here, between two statements of one transaction.
+	OnStatement func(n int)
 }
 
 // tear is a crash armed between two statements: after `after` more
@@ -59,6 +65,9 @@ func (c *Conn) Torn() bool {
 // step counts a statement about to run, closing the connection first when
 // the tear armed there falls.
 func (c *Conn) step() {
+	if c.OnStatement != nil {
+		c.OnStatement(c.tear.ran)
+	}
 	if c.tear.armed && c.tear.ran == c.tear.after {
 		c.tear.armed, c.tear.fell = false, true
 		_ = c.Close()

@@ -16,6 +16,17 @@ func TestChaosBadInput(t *testing.T) {
 		{"worker", "-db", "x", "-role", "boss"},
 		{"worker", "-db", "x", "-role", "relay", "-kill-at", "after_lease"},
 		{"worker", "-db", "x", "-kill-at", "nowhere"},
+		{"chaos", "-db", "x", "-consumers", "0"},
+		{"chaos", "-db", "x", "-consumers", "-1"},
+		{"chaos", "-db", "x", "-workers", "40", "-relays", "20", "-consumers", "10"},
+		{"chaos", "-db", "x", "-freeze", "600ms"}, // not above 4/3 of the 500ms lease
+		{"chaos", "-db", "x", "-freeze", "-1s"},
+		{"chaos", "-db", "x", "-slow-work", "-1ms"},
+		{"chaos", "-db", "x", "-max-attempts", "3"},
+		{"chaos", "-db", "x", "-operator=maybe"},
+		{"worker", "-db", "x", "-role", "operator", "-kill-at", "after_lease"},
+		{"worker", "-db", "x", "-role", "operator", "-kill-at", "inside_redrive_after_stmt", "-kill-stmt", "-1"},
+		{"worker", "-db", "x", "-kill-at", "after_lease", "-kill-stmt", "2"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, &stdout, &stderr)

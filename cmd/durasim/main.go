@@ -31,7 +31,7 @@ func commands() []command {
 		{"mutants", "[-seeds A:B] [flags]", "catch every naive variant: seeds to first catch, shrunk counterexample", cmdMutants},
 		{"bench", "[flags]", "events/s of durasim against a bare event loop, synctest and clock.Mock", cmdBench},
 		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},
-		{"worker", "-role worker|relay|consumer [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
+		{"worker", "-role worker|relay|consumer|operator [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
 	}
 }
 
