@@ -36,6 +36,35 @@ func swallowFenced(err error) error {
 	return err
 }
 
+// mislabelsRefusals refuses what it should, for the wrong reason: a stale
+// fence told as not leased, and the reverse.
+type mislabelsRefusals struct{ mirror.Conn }
+
+func (c mislabelsRefusals) Heartbeat(ctx context.Context, j model.JobID, f uint64, until model.Time) error {
+	return mislabel(c.Conn.Heartbeat(ctx, j, f, until))
+}
+func (c mislabelsRefusals) Advance(ctx context.Context, j model.JobID, f uint64, next model.Stage) error {
+	return mislabel(c.Conn.Advance(ctx, j, f, next))
+}
+func (c mislabelsRefusals) Ack(ctx context.Context, j model.JobID, f uint64, now model.Time) error {
+	return mislabel(c.Conn.Ack(ctx, j, f, now))
+}
+
+func mislabel(err error) error {
+	var fe *sqlstore.FenceError
+	if errors.As(err, &fe) {
+		swapped := *fe
+		switch fe.Code {
+		case model.CodeStaleFence:
+			swapped.Code = model.CodeNotLeased
+		case model.CodeNotLeased:
+			swapped.Code = model.CodeStaleFence
+		}
+		return &swapped
+	}
+	return err
+}
+
 // createdOnDuplicate says a deduplicated commit created its result.
 type createdOnDuplicate struct{ mirror.Conn }
 
@@ -177,6 +206,7 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		wrap func(mirror.Conn) mirror.Conn
 	}{
 		{"ignores-fence", func(c mirror.Conn) mirror.Conn { return ignoresFence{c} }},
+		{"mislabels-refusals", func(c mirror.Conn) mirror.Conn { return mislabelsRefusals{c} }},
 		{"created-on-duplicate", func(c mirror.Conn) mirror.Conn { return createdOnDuplicate{c} }},
 		{"forgets-ledger", func(c mirror.Conn) mirror.Conn { return forgetsLedger{c} }},
 		{"loses-retry-code", func(c mirror.Conn) mirror.Conn { return losesRetryCode{c} }},

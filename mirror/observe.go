@@ -192,13 +192,28 @@ func (b *Backend) EmptyPoll(w model.Actor, at, leaseUntil model.Time) error {
 // accepted it, ErrFenced when the model refused a stale fence, an error
 // when the job was no longer leased.
 func (b *Backend) fenced(e *model.Event, err error) error {
-	switch {
-	case e.OK:
+	if e.OK {
 		return b.agree(e, "accepted", err)
-	case e.Code == model.CodeStaleFence && !errors.Is(err, sqlstore.ErrFenced):
-		return b.differ(e, outcomeErr(err), fmt.Sprintf("stale fence %d (current %d)", e.Fence, e.N2))
-	case e.Code == model.CodeNotLeased && err == nil:
-		return b.differ(e, "accepted", "refused: the job is not leased")
+	}
+	switch e.Code {
+	case model.CodeStaleFence, model.CodeNotLeased, model.CodeNotFound:
+	default:
+		return nil
+	}
+	// The store must refuse for the model's reason, and a stale fence
+	// must be told the model's current one.
+	want := "refused: " + e.Code.String()
+	if e.Code == model.CodeStaleFence {
+		want = fmt.Sprintf("stale fence %d (current %d)", e.Fence, e.N2)
+	}
+	var fe *sqlstore.FenceError
+	switch {
+	case !errors.As(err, &fe):
+		return b.differ(e, outcomeErr(err), want)
+	case fe.Code != e.Code:
+		return b.differ(e, "refused: "+fe.Code.String(), want)
+	case e.Code == model.CodeStaleFence && fe.Current != uint64(e.N2):
+		return b.differ(e, fmt.Sprintf("stale fence %d (current %d)", fe.Presented, fe.Current), want)
 	}
 	return nil
 }
