@@ -470,8 +470,9 @@ func (b *Backend) redrive(c Conn, e *model.Event) error {
 		return b.agree(e, "audited", c.Audit(b.ctx, sqlstore.AuditRow{
 			Operator: e.Actor.String(), Action: "redrive", Job: e.Job, NewJob: e.Job}, e.At))
 	case e.Code == model.CodeCancelledTerminal || e.Code == model.CodeNotDead:
-		if err := c.Redrive(b.ctx, e.Job, e.At, e.At); err == nil {
-			return b.differ(e, "redriven", "refused: "+e.Code.String())
+		// The store knows one reason for both: the job is not dead.
+		if err := c.Redrive(b.ctx, e.Job, e.At, e.At); !errors.Is(err, sqlstore.ErrNotDead) {
+			return b.differ(e, outcomeErr(err), "refused: "+e.Code.String())
 		}
 	}
 	return nil
