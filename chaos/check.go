@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/internal/sqlfeed"
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -171,58 +172,79 @@ func InvariantNames() []string {
 		InvLiveness, InvEveryPointKilled, InvEveryPath}
 }
 
-// index is the final state and the histories, indexed for the checks.
-type index struct {
-	st     sqlstore.State
-	x      extra
-	hist   []Entry
-	keys   []string // the orchestrator's enqueues
-	jobs   map[model.JobID]sqlstore.JobRow
-	byKey  map[string][]sqlstore.JobRow
-	rows   map[model.EventID]sqlstore.Row
-	dlq    map[model.JobID]sqlstore.DLQRow
-	ledger map[model.EventID]int
-	msgs   map[int64]sqlstore.BrokerRow
-	byJob  map[int64][]Entry // job lines (lease, beat, commit, advance, ack, retry, cancel, dead, fenced, redrive)
-	end    int64             // the latest time in any line
+// rows are the report's invariants the store checks of package
+// invariants decide, each with its check; chaos's own expectations of its
+// workload (expect.go) add to some of them.
+var rows = []struct {
+	name  string
+	check invariants.StoreCheck
+}{
+	{InvNoDuplicateEffects, invariants.StoreNoDuplicates},
+	{InvNoLostJobs, invariants.StoreNoLostJobs},
+	{InvNoUnpublishedCommits, invariants.StoreNoUnpublished},
+	{InvNoEventWithoutCommit, invariants.StoreNoOrphans},
+	{InvNoStaleFence, invariants.StoreNoStaleFence},
+	{InvHistoryDurable, invariants.StoreDurable},
+	{InvMaxAttempts, invariants.StoreMaxAttempts},
+	{InvRetryTiming, invariants.StoreRetryTiming},
+	{InvDeadline, invariants.StoreDeadline},
+	{InvRedrive, invariants.StoreRedrive},
+	{InvReprocess, invariants.StoreReprocess},
+	{InvIdempotency, invariants.StoreIdempotency},
+	{InvLiveness, invariants.StoreDrained},
 }
 
-func newIndex(st sqlstore.State, x extra, hist []Entry, keys []string) *index {
-	ix := &index{st: st, x: x, hist: hist, keys: keys, jobs: map[model.JobID]sqlstore.JobRow{}, byKey: map[string][]sqlstore.JobRow{},
-		rows: map[model.EventID]sqlstore.Row{}, dlq: map[model.JobID]sqlstore.DLQRow{}, ledger: map[model.EventID]int{},
-		msgs: map[int64]sqlstore.BrokerRow{}, byJob: map[int64][]Entry{}}
+// feed is what a real-crash run can give the store checks. Histories are
+// trusted one way only: a line says the operation completed, but a
+// SIGKILL can land after an operation and before its line, so a missing
+// line proves nothing, and lines of different processes are ordered
+// only by their wall-clock intervals. Three kinds are never missing:
+//   - lease lines: the line is written right after LeaseNext returns, no
+//     kill point lies between the two, the orchestrator never kills a
+//     process itself (SIGTERM lets the call and its line finish), and a
+//     kill inside LeaseNext rolls the lease back;
+//   - delivery (apply) lines, for the same reasons;
+//   - the orchestrator's enqueues, which it lists itself (it is never
+//     killed).
+//
+// Dead writes the job's state and its DLQ row in one transaction.
+var feed = invariants.Feed{
+	Recorded:         []invariants.OpKind{invariants.OpLease, invariants.OpApply, invariants.OpEnqueue},
+	AtomicDeadLetter: true,
+	Drained:          true, // the run has drained, or says why not
+}
+
+// index is the final state and the histories, indexed for the counts,
+// the paths and chaos's own expectations.
+type index struct {
+	st    sqlstore.State
+	hist  []Entry
+	keys  []string // the orchestrator's enqueues
+	jobs  map[model.JobID]sqlstore.JobRow
+	byKey map[string][]sqlstore.JobRow
+	dlq   map[model.JobID]sqlstore.DLQRow
+	byJob map[int64][]Entry // cancel lines by job
+}
+
+func newIndex(st sqlstore.State, hist []Entry, keys []string) *index {
+	ix := &index{st: st, hist: hist, keys: keys, jobs: map[model.JobID]sqlstore.JobRow{}, byKey: map[string][]sqlstore.JobRow{},
+		dlq: map[model.JobID]sqlstore.DLQRow{}, byJob: map[int64][]Entry{}}
 	for _, j := range st.Jobs {
 		ix.jobs[j.ID] = j
 		ix.byKey[j.Key] = append(ix.byKey[j.Key], j)
 	}
-	for _, row := range st.Rows {
-		ix.rows[row.EventID] = row
-	}
 	for _, d := range st.DLQ {
 		ix.dlq[d.Job] = d
 	}
-	for _, e := range st.Ledger {
-		ix.ledger[e.Event]++
-	}
-	for _, m := range st.Broker {
-		ix.msgs[m.ID] = m
-	}
 	for _, e := range hist {
-		switch e.Op {
-		case OpLease, OpBeat, OpCommit, OpAdvance, OpAck, OpRetry, OpCancel, OpDead, OpFenced, OpRedrive:
+		if e.Op == OpCancel {
 			ix.byJob[e.Job] = append(ix.byJob[e.Job], e)
 		}
-		ix.end = max(ix.end, e.T0, e.T1)
-	}
-	// Each job's lines in time order (the files are read in name order:
-	// op0.15 before op0.6).
-	for _, es := range ix.byJob {
-		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(a.T0, b.T0) })
 	}
 	return ix
 }
 
-// lines returns job's lines of operation op.
+// lines returns job's lines of operation op (cancel lines only).
 func (ix *index) lines(job int64, op string) []Entry {
 	var out []Entry
 	for _, e := range ix.byJob[job] {
@@ -237,30 +259,84 @@ func add(inv *Invariant, format string, args ...any) {
 	inv.Violations = append(inv.Violations, fmt.Sprintf(format, args...))
 }
 
-// check fills r's counts and invariants from the final state, the broker
-// and results tables, the processes' histories and the enqueued keys.
-//
-// Histories are trusted one way only: a line says the operation
-// completed, but a SIGKILL can land after an operation and before its
-// line, so a missing line proves nothing. Every history check is
-// therefore "this line implies that in the database" or "these two lines
-// cannot both be", never "the database has this, so a line must". One
-// exception, argued where it is used (maxAttempts): a lease line is never
-// missing, because no kill point lies between a lease and its line and a
-// SIGTERM lets the call and its line finish.
-func check(r *Report, st sqlstore.State, x extra, hist []Entry, keys []string) {
-	ix := newIndex(st, x, hist, keys)
+// check fills r's counts, paths and invariants from the final state, the
+// processes' histories and the enqueued keys: the store checks of package
+// invariants over them (converted by opsOf and sqlfeed.Store), chaos's
+// expectations of its own workload, and the run's kill and path
+// bookkeeping.
+func check(r *Report, st sqlstore.State, hist []Entry, keys []string) {
+	ix := newIndex(st, hist, keys)
 	counts(r, ix)
 	r.Paths = paths(r, ix)
-	r.Invariants = []Invariant{
-		noDuplicates(r, ix), noLostJobs(ix), noUnpublished(ix), noOrphans(ix), noStaleFence(ix), durable(ix),
-		maxAttempts(ix), retryTiming(ix), deadlines(ix), redrives(ix), reprocesses(ix, r.Operator), idempotency(ix),
-		liveness(r, ix), everyPoint(r, hist), everyPath(r),
+	store := sqlfeed.Store(st)
+	byCheck := map[string][]string{}
+	for _, v := range invariants.CheckStore(&store, opsOf(hist, keys), feed) {
+		byCheck[v.Invariant] = append(byCheck[v.Invariant], v.Message)
 	}
+	exp := expectations(r, ix)
+	r.Invariants = nil
+	for _, row := range rows {
+		inv := Invariant{Name: row.name, Violations: append(byCheck[row.check.String()], exp[row.name]...)}
+		if row.name == InvLiveness {
+			stillLive(r, st, &inv)
+		}
+		r.Invariants = append(r.Invariants, inv)
+	}
+	r.Invariants = append(r.Invariants, everyPoint(r, hist), everyPath(r))
+}
+
+// opsOf turns the orchestrator's enqueues and the histories' lines into
+// the store checks' operations. A redrive line is a redrive of a job dead
+// for max attempts: the operator redrives nothing else.
+func opsOf(hist []Entry, keys []string) []invariants.Op {
+	out := make([]invariants.Op, 0, len(keys)+len(hist))
+	for _, k := range keys {
+		o := invariants.Op{Kind: invariants.OpEnqueue, Proc: "orchestrator", Key: k}
+		if _, doc, _, ok := ParseKey(k); ok {
+			o.Payload = PayloadOf(doc) // the orchestrator's payload (0, for a key of a test's own: unknown)
+		}
+		out = append(out, o)
+	}
+	for _, e := range hist {
+		k, ok := opKinds[e.Op]
+		if !ok {
+			continue
+		}
+		o := invariants.Op{Kind: k, Proc: e.Proc, Job: model.JobID(e.Job), Fence: e.Fence, Stage: stageOf(e.Stage),
+			Attempt: e.Attempt, Event: model.EventID(e.Event), Msg: e.Msg, Applied: e.Applied, Deduped: e.Deduped, Err: e.Err,
+			Visible: model.Time(e.Visible), New: model.JobID(e.New), Key: e.Key, T0: model.Time(e.T0), T1: model.Time(e.T1)}
+		switch k {
+		case invariants.OpAudit:
+			o.Action, o.Err = e.Err, ""
+		case invariants.OpRedrive:
+			o.Code = model.CodeMaxAttemptsExceeded
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// opKinds maps the history's operations to the store checks' (start,
+// fenced, claim and kill lines are chaos's own bookkeeping).
+var opKinds = map[string]invariants.OpKind{
+	OpLease: invariants.OpLease, OpBeat: invariants.OpBeat, OpCommit: invariants.OpCommit, OpAdvance: invariants.OpAdvance,
+	OpAck: invariants.OpAck, OpRetry: invariants.OpRetry, OpCancel: invariants.OpCancel, OpDead: invariants.OpDead,
+	OpPublish: invariants.OpPublish, OpMark: invariants.OpMark, OpApply: invariants.OpApply, OpRedrive: invariants.OpRedrive,
+	OpReprocess: invariants.OpReprocess, OpAudit: invariants.OpAudit, OpResubmit: invariants.OpResubmit, OpConflict: invariants.OpConflict,
+}
+
+// stageOf reads a stage's name back (StageIngest for "").
+func stageOf(s string) model.Stage {
+	for st := model.StageIngest; st <= model.StageDone; st++ {
+		if st.String() == s {
+			return st
+		}
+	}
+	return model.StageIngest
 }
 
 func counts(r *Report, ix *index) {
-	r.Jobs, r.Rows, r.Messages, r.Effects, r.Ledger, r.Lines = len(ix.st.Jobs), len(ix.st.Rows), len(ix.x.Broker), len(ix.st.Effects), len(ix.st.Ledger), len(ix.hist)
+	r.Jobs, r.Rows, r.Messages, r.Effects, r.Ledger, r.Lines = len(ix.st.Jobs), len(ix.st.Rows), len(ix.st.Broker), len(ix.st.Effects), len(ix.st.Ledger), len(ix.hist)
 	r.DeadBy = map[model.Code]int{}
 	for _, j := range ix.st.Jobs {
 		switch j.State {
@@ -281,294 +357,4 @@ func counts(r *Report, ix *index) {
 			r.DedupedCommits++
 		}
 	}
-}
-
-// noDuplicates: one effect per event and per (key, stage), one outbox row
-// per (key, stage), one ledger entry per event, and no two deliveries
-// both reported as applied.
-func noDuplicates(r *Report, ix *index) Invariant {
-	inv := Invariant{Name: InvNoDuplicateEffects}
-	effByEvent := map[model.EventID]int{}
-	effByStage := map[string]int{}
-	for _, e := range ix.st.Effects {
-		effByEvent[e.EventID]++
-		effByStage[model.StageKey(e.Key, e.Stage)]++
-	}
-	rowByStage := map[string]int{}
-	for _, row := range ix.st.Rows {
-		rowByStage[model.StageKey(row.Key, row.Stage)]++
-	}
-	for _, m := range []struct {
-		counts map[string]int
-		format string
-	}{
-		{byString(effByEvent), "event %s has %d effects"},
-		{effByStage, "%s has %d effects"},
-		{rowByStage, "%s was committed %d times (outbox rows)"},
-		{byString(ix.ledger), "event %s is %d times in the ledger"},
-	} {
-		for _, k := range slices.Sorted(maps.Keys(m.counts)) {
-			if n := m.counts[k]; n > 1 {
-				add(&inv, m.format, k, n)
-			}
-		}
-	}
-	applied := map[int64]string{}
-	for _, e := range ix.hist {
-		if e.Op != OpApply || !e.Applied {
-			continue
-		}
-		if p, ok := applied[e.Event]; ok {
-			add(&inv, "event e%d applied by %s and again by %s", e.Event, p, e.Proc)
-		}
-		applied[e.Event] = e.Proc
-	}
-	return inv
-}
-
-// noLostJobs: every enqueued key is one job, every job was enqueued (by
-// the orchestrator, or by the operator as a reprocess), and every
-// terminal job is in the state its traits call for. Jobs still live are
-// the liveness check's.
-func noLostJobs(ix *index) Invariant {
-	inv := Invariant{Name: InvNoLostJobs}
-	enq := map[string]bool{}
-	for _, k := range ix.keys {
-		enq[k] = true
-		if n := len(ix.byKey[k]); n != 1 {
-			add(&inv, "key %s has %d jobs", k, n)
-		}
-	}
-	for _, j := range ix.st.Jobs {
-		tr := KeyTraits(j.Key)
-		if !enq[j.Key] && j.Origin == 0 {
-			add(&inv, "job %v (%s) was never enqueued", j.ID, j.Key)
-		}
-		switch j.State {
-		case model.Succeeded:
-			if tr.Poison {
-				add(&inv, "poison job %v succeeded", j.ID)
-			}
-			for _, s := range model.Stages() {
-				if _, ok := ix.x.Results[model.StageKey(j.Key, s)]; !ok {
-					add(&inv, "job %v succeeded without a %s result", j.ID, s)
-				}
-			}
-		case model.Dead:
-			d, ok := ix.dlq[j.ID]
-			switch {
-			case !ok:
-				add(&inv, "job %v is dead but not in the DLQ", j.ID)
-			case tr.Poison && d.Reason != model.CodePoisonSchema:
-				add(&inv, "poison job %v dead with %s", j.ID, d.Reason)
-			case !tr.Poison && d.Reason != model.CodeMaxAttemptsExceeded:
-				add(&inv, "job %v (%s) dead with %s", j.ID, j.Key, d.Reason)
-			}
-		case model.Cancelled:
-			if j.LastCode != model.CodeDeadlineExceeded {
-				add(&inv, "job %v cancelled with %s", j.ID, j.LastCode)
-			}
-			if !tr.Short && !tr.Late {
-				add(&inv, "job %v (%s) cancelled, with a deadline a day away", j.ID, j.Key)
-			}
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(ix.dlq)) {
-		j, ok := ix.jobs[id]
-		if !ok {
-			add(&inv, "DLQ holds job %v, which does not exist", id)
-		} else if j.State != model.Dead && j.RedriveCount == 0 {
-			add(&inv, "DLQ holds job %v, which is %s and was never redriven", id, j.State)
-		}
-	}
-	return inv
-}
-
-// noUnpublished: every row published, on the broker, applied.
-func noUnpublished(ix *index) Invariant {
-	inv := Invariant{Name: InvNoUnpublishedCommits}
-	onBroker := map[model.EventID]int{}
-	for _, m := range ix.x.Broker {
-		onBroker[m.Event]++
-	}
-	effects := map[model.EventID]int{}
-	for _, e := range ix.st.Effects {
-		effects[e.EventID]++
-	}
-	for _, row := range ix.st.Rows {
-		switch {
-		case !row.Published:
-			add(&inv, "event %v (%s) never marked published", row.EventID, model.StageKey(row.Key, row.Stage))
-		case onBroker[row.EventID] == 0:
-			add(&inv, "event %v marked published but no broker message", row.EventID)
-		case ix.ledger[row.EventID] == 0:
-			add(&inv, "event %v published but never applied", row.EventID)
-		case effects[row.EventID] == 0:
-			add(&inv, "event %v in the ledger without its effect", row.EventID)
-		}
-	}
-	return inv
-}
-
-// noOrphans: every row is its stage's result and every result has its
-// row (a Commit split in two transactions leaves a result without one),
-// every message, ledger entry and effect is a row, with the same
-// key/stage.
-func noOrphans(ix *index) Invariant {
-	inv := Invariant{Name: InvNoEventWithoutCommit}
-	for _, row := range ix.st.Rows {
-		if ev, ok := ix.x.Results[model.StageKey(row.Key, row.Stage)]; !ok || ev != row.EventID {
-			add(&inv, "event %v has no result row for %s", row.EventID, model.StageKey(row.Key, row.Stage))
-		}
-		if j, ok := ix.jobs[row.Job]; !ok || j.Key != row.Key {
-			add(&inv, "event %v names job %v, which does not hold key %s", row.EventID, row.Job, row.Key)
-		}
-	}
-	for _, res := range ix.st.Results {
-		if row, ok := ix.rows[res.EventID]; !ok || row.Key != res.Key || row.Stage != res.Stage {
-			add(&inv, "result %s names event %v, which is not its outbox row", model.StageKey(res.Key, res.Stage), res.EventID)
-		}
-	}
-	for _, m := range ix.x.Broker {
-		if _, ok := ix.rows[m.Event]; !ok {
-			add(&inv, "broker message %d carries event %v, never committed", m.ID, m.Event)
-		}
-	}
-	for _, ev := range slices.Sorted(maps.Keys(ix.ledger)) {
-		if _, ok := ix.rows[ev]; !ok {
-			add(&inv, "ledger holds event %v, never committed", ev)
-		}
-	}
-	for _, e := range ix.st.Effects {
-		row, ok := ix.rows[e.EventID]
-		if !ok || row.Key != e.Key || row.Stage != e.Stage || row.Job != e.Job {
-			add(&inv, "effect of event %v (%s) matches no committed row", e.EventID, model.StageKey(e.Key, e.Stage))
-		}
-	}
-	for _, e := range ix.hist {
-		if (e.Op == OpPublish || e.Op == OpApply) && ix.rows[model.EventID(e.Event)].EventID == 0 {
-			add(&inv, "%s by %s of event e%d, never committed", e.Op, e.Proc, e.Event)
-		}
-	}
-	return inv
-}
-
-// noStaleFence: fences are unique per lease, and no write was accepted
-// under a fence after a newer lease of the same job had been granted
-// (granted: its line's T1 is before the write's T0).
-func noStaleFence(ix *index) Invariant {
-	inv := Invariant{Name: InvNoStaleFence}
-	fenceOwner := map[uint64]string{}
-	for _, e := range ix.hist {
-		if e.Op != OpLease {
-			continue
-		}
-		if p, ok := fenceOwner[e.Fence]; ok {
-			add(&inv, "fence %d granted twice (%s, %s)", e.Fence, p, e.Proc)
-		}
-		fenceOwner[e.Fence] = e.Proc
-		if j, ok := ix.jobs[model.JobID(e.Job)]; !ok || j.Fence < e.Fence {
-			add(&inv, "job j%d leased under fence %d, above its final fence", e.Job, e.Fence)
-		}
-	}
-	for _, e := range ix.hist {
-		switch e.Op {
-		case OpBeat, OpCommit, OpAdvance, OpAck, OpRetry, OpCancel, OpDead:
-		default:
-			continue
-		}
-		for _, l := range ix.lines(e.Job, OpLease) {
-			if l.Fence > e.Fence && l.T1 < e.T0 {
-				add(&inv, "%s by %s on j%d under fence %d accepted after %s leased it under fence %d",
-					e.Op, e.Proc, e.Job, e.Fence, l.Proc, l.Fence)
-				break
-			}
-		}
-	}
-	return inv
-}
-
-// durable: every recorded write is in the database.
-func durable(ix *index) Invariant {
-	inv := Invariant{Name: InvHistoryDurable}
-	deliveries := map[int64]int32{}
-	audits := map[string]int{}
-	for _, a := range ix.st.Audit {
-		audits[fmt.Sprintf("%s %d %d", a.Action, int64(a.Job), int64(a.NewJob))]++
-	}
-	for _, e := range ix.hist {
-		job := ix.jobs[model.JobID(e.Job)]
-		switch e.Op {
-		case OpCommit:
-			row, ok := ix.rows[model.EventID(e.Event)]
-			if !ok || row.Job != model.JobID(e.Job) || row.Stage.String() != e.Stage {
-				add(&inv, "commit by %s of j%d %s as e%d is not in the outbox", e.Proc, e.Job, e.Stage, e.Event)
-			}
-		case OpAck:
-			if job.State != model.Succeeded {
-				add(&inv, "ack by %s of j%d, which is %s", e.Proc, e.Job, job.State)
-			}
-		case OpDead:
-			if _, ok := ix.dlq[job.ID]; !ok {
-				add(&inv, "dead by %s of j%d, not in the DLQ", e.Proc, e.Job)
-			}
-		case OpCancel:
-			if job.State != model.Cancelled {
-				add(&inv, "cancel by %s of j%d, which is %s", e.Proc, e.Job, job.State)
-			}
-		case OpRedrive:
-			if job.RedriveCount == 0 {
-				add(&inv, "redrive by %s of j%d, whose redrive count is 0", e.Proc, e.Job)
-			}
-		case OpReprocess:
-			if nj, ok := ix.jobs[model.JobID(e.New)]; !ok || nj.Origin != model.JobID(e.Job) {
-				add(&inv, "reprocess by %s of j%d as j%d: no such job with that origin", e.Proc, e.Job, e.New)
-			}
-		case OpAudit:
-			if audits[fmt.Sprintf("%s %d %d", e.Err, e.Job, e.New)] == 0 {
-				add(&inv, "audit by %s of %s j%d→j%d is not in the audit log", e.Proc, e.Err, e.Job, e.New)
-			}
-		case OpPublish:
-			if m, ok := ix.msgs[e.Msg]; !ok || m.Event != model.EventID(e.Event) {
-				add(&inv, "publish by %s of e%d as message %d is not on the broker", e.Proc, e.Event, e.Msg)
-			}
-		case OpMark:
-			if !ix.rows[model.EventID(e.Event)].Published {
-				add(&inv, "mark by %s of e%d, which is unpublished", e.Proc, e.Event)
-			}
-		case OpApply:
-			if e.Applied && ix.ledger[model.EventID(e.Event)] == 0 {
-				add(&inv, "apply by %s of e%d, not in the ledger", e.Proc, e.Event)
-			}
-			deliveries[e.Msg]++
-		}
-	}
-	// A Deliver counts itself on the broker row in its own transaction, so
-	// the broker counts exactly the deliveries that committed. Like lease
-	// lines, delivery lines are never missing (no kill point lies between
-	// a Deliver and its line; a kill inside one rolls it back), so the
-	// count must equal the lines: more is a delivery counted by a
-	// transaction that was rolled back, or one split in two. (Only a store
-	// with Deliver counts; one that only has Apply counts nothing, and
-	// every message then reads 0.)
-	counted := false
-	for _, m := range ix.st.Broker {
-		counted = counted || m.Deliveries > 0
-	}
-	for _, m := range ix.st.Broker {
-		if counted && m.Deliveries != deliveries[m.ID] {
-			add(&inv, "message %d delivered %d times by the histories, %d by the broker", m.ID, deliveries[m.ID], m.Deliveries)
-		}
-	}
-	return inv
-}
-
-// byString keys counts by their printed form, so every count map is
-// reported the same way, in sorted order (a report reads the same twice).
-func byString[K comparable](counts map[K]int) map[string]int {
-	out := make(map[string]int, len(counts))
-	for k, n := range counts {
-		out[fmt.Sprint(k)] = n
-	}
-	return out
 }

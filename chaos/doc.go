@@ -89,6 +89,22 @@
 // refused, drained (else: what is left and where each consumer stands),
 // every kill point killed, and every path taken.
 //
+// The store's invariants are not written here: the final state
+// (through internal/sqlfeed) and the histories (as invariants.Op values,
+// with the orchestrator's enqueues) are fed to package invariants'
+// store checks (invariants.CheckStore), the same checks the lockstep
+// mirror feeds in `durasim run -backend sqlite|postgres`. Chaos's feed is
+// partial: lines are ordered only by their intervals, and only lease
+// lines, delivery lines and the orchestrator's enqueues are never
+// missing. What stays here is what only chaos knows: the expectations of
+// its own workload, spelled in each job's key (expect.go: a poison job
+// dies with poison_schema and is never redriven, a job dead otherwise
+// died for max attempts, only ".short" and ".late" jobs are cancelled, a
+// redriven job succeeds, a reprocess follows a poison death, the
+// operator leaves nothing undone), which add to the report's rows; and
+// the bookkeeping of the run itself (every kill point killed, every path
+// taken, the per-path counts).
+//
 // # Histories
 //
 // Every process appends one JSON line per completed operation (one

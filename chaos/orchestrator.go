@@ -220,10 +220,6 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := readExtra(ctx, o.store)
-	if err != nil {
-		return nil, err
-	}
 	hist, err := readHistories(o.dir)
 	if err != nil {
 		return nil, err
@@ -237,7 +233,7 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	}
 	keys := o.keys
 	o.mu.Unlock()
-	check(rep, st, x, hist, keys)
+	check(rep, st, hist, keys)
 	return rep, nil
 }
 

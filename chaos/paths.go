@@ -1,9 +1,7 @@
 package chaos
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -159,104 +157,9 @@ func everyPoint(r *Report, hist []Entry) Invariant {
 	return inv
 }
 
-// liveness: once the drain is over, no job is live, every row is
-// published, every event applied and (with the operator) nothing waits
-// for the operator. A violation says what is left and where the
-// consumers stand.
-func liveness(r *Report, ix *index) Invariant {
-	inv := Invariant{Name: InvLiveness}
-	live := map[model.State][]model.JobID{}
-	for _, j := range ix.st.Jobs {
-		if j.State == model.Pending || j.State == model.Leased || j.State == model.RetryWait {
-			live[j.State] = append(live[j.State], j.ID)
-		}
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	for _, s := range slices.SortedFunc(maps.Keys(live), func(a, b model.State) int { return cmp.Compare(a, b) }) {
-		add(&inv, "%d jobs %s: %s", len(live[s]), s, some(live[s]))
-	}
-	var unpub, unapplied []model.EventID
-	for _, row := range ix.st.Rows {
-		if !row.Published {
-			unpub = append(unpub, row.EventID)
-		}
-		if ix.ledger[row.EventID] == 0 {
-			unapplied = append(unapplied, row.EventID)
-		}
-	}
-	if len(unpub) > 0 {
-		add(&inv, "%d outbox rows unpublished: %s", len(unpub), some(unpub))
-	}
-	if len(unapplied) > 0 {
-		add(&inv, "%d events unapplied: %s", len(unapplied), some(unapplied))
-	}
-	if r.Operator {
-		operatorLeft(&inv, ix)
-	}
-	if len(inv.Violations) > 0 {
-		var last int64
-		for _, m := range ix.x.Broker {
-			last = max(last, m.ID)
-		}
-		var cs []string
-		for _, c := range slices.Sorted(maps.Keys(r.Cursors)) {
-			cs = append(cs, fmt.Sprintf("%s at message %d", c, r.Cursors[c]))
-		}
-		add(&inv, "consumers: %s; the broker's last message is %d", strings.Join(cs, ", "), last)
-	}
-	if !r.Drained && r.DrainLimit > 0 {
-		add(&inv, "not drained within -drain %v", r.DrainLimit)
-	}
-	return inv
+	return 0
 }
-
-// operatorLeft adds what the operator left undone: jobs dead for max
-// attempts not redriven, poison jobs of version 1 not reprocessed,
-// redrives without their audit row.
-func operatorLeft(inv *Invariant, ix *index) {
-	reprocessed := map[model.JobID]bool{}
-	audits := map[model.JobID]int{}
-	for _, j := range ix.st.Jobs {
-		reprocessed[j.Origin] = true
-	}
-	for _, a := range ix.st.Audit {
-		if a.Action == "redrive" {
-			audits[a.Job]++
-		}
-	}
-	var redrive, reprocess, audit []model.JobID
-	for _, j := range ix.st.Jobs {
-		d := ix.dlq[j.ID]
-		switch {
-		case j.State == model.Dead && d.Reason == model.CodeMaxAttemptsExceeded:
-			redrive = append(redrive, j.ID)
-		case j.State == model.Dead && d.Reason == model.CodePoisonSchema && j.Version == 1 && !reprocessed[j.ID]:
-			reprocess = append(reprocess, j.ID)
-		}
-		if audits[j.ID] < int(j.RedriveCount) {
-			audit = append(audit, j.ID)
-		}
-	}
-	for _, l := range []struct {
-		ids  []model.JobID
-		what string
-	}{{redrive, "dead for max attempts, never redriven"}, {reprocess, "poison, never reprocessed"}, {audit, "redriven without an audit row"}} {
-		if len(l.ids) > 0 {
-			add(inv, "%d jobs %s: %s", len(l.ids), l.what, some(l.ids))
-		}
-	}
-}
-
-// some prints the first few ids of a list.
-func some[T any](ids []T) string {
-	var s []string
-	for i, id := range ids {
-		if i == 5 {
-			s = append(s, fmt.Sprintf("... %d more", len(ids)-5))
-			break
-		}
-		s = append(s, fmt.Sprint(id))
-	}
-	return strings.Join(s, ", ")
-}
-
-func sortedKeys[V any](m map[int64]V) []int64 { return slices.Sorted(maps.Keys(m)) }

@@ -89,12 +89,11 @@ func (r *rig) drainAndCheck() *Report {
 // final is what the checks read at the end of a run.
 type final struct {
 	st   sqlstore.State
-	x    extra
 	hist []Entry
 	keys []string
 }
 
-func (f final) check(rep *Report) { check(rep, f.st, f.x, f.hist, f.keys) }
+func (f final) check(rep *Report) { check(rep, f.st, f.hist, f.keys) }
 
 // drain relays and consumes everything in-process and reads the final
 // state and every history.
@@ -122,15 +121,11 @@ func (r *rig) drain() final {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	x, err := readExtra(r.ctx, r.store)
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	var all []Entry
 	for _, h := range append(r.hists, rh, ch) {
 		all = append(all, h.Entries()...)
 	}
-	return final{st: st, x: x, hist: all, keys: r.keys}
+	return final{st: st, hist: all, keys: r.keys}
 }
 
 func ops(h *History) []string {
@@ -249,12 +244,12 @@ func TestKillPointsRecover(t *testing.T) {
 			a := r.worker("a")
 			a.Kill = killAt(tc.p, tc.nth)
 			r.crash(a)
-			x, err := readExtra(r.ctx, r.store)
+			st, err := r.store.State(r.ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(x.Results) != tc.results {
-				t.Fatalf("%d results after the kill, want %d", len(x.Results), tc.results)
+			if len(st.Results) != tc.results {
+				t.Fatalf("%d results after the kill, want %d", len(st.Results), tc.results)
 			}
 			r.clock.Add(3 * time.Second) // a's lease expires
 			b := r.worker("b")

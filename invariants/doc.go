@@ -45,6 +45,28 @@
 //     its operator and creates the next version; both are rate-limited and
 //     audited.
 //
+// # Store checks: one set of oracles for every mode
+//
+// [CheckStore] checks a store durasim does not trust from what any mode
+// can read back: its durable state ([Store]: jobs, outbox, results,
+// broker, ledger, effects, DLQ, audit) and the operations its actors
+// recorded ([Op], each with the interval T0..T1 in which the store
+// acted). A [Feed] says which facts the mode can give: the simulator's
+// lockstep mirror gives a Complete feed (every accepted operation, in the
+// store's order, T0 == T1), the real-crash mode a partial one (a process
+// killed between an operation and its line leaves no line; lines of
+// different processes are ordered only by their wall-clock intervals;
+// Feed.Recorded names the kinds that are never missing there). Each
+// check is written once and uses only what the feed guarantees: a
+// missing operation proves nothing unless the feed says that kind is
+// complete, and "a before b" is the store's order in a complete feed and
+// a.T1 < b.T0 otherwise. The checks are the [StoreCheck] values, listed
+// by [StoreChecks]; their violations carry its name (store-...).
+//
+// What a workload expects of its own jobs (a poison document must die
+// with poison_schema, a redriven job must succeed) is not a property of
+// a store: the mode that knows its workload checks that itself.
+//
 // # Cost
 //
 // Record runs on every simulated event. Per-job state lives in a paged

@@ -19,6 +19,20 @@
 // seed the store's tables are read back ([sqlstore.Store.State]) and
 // compared with the model's final state with go-cmp.
 //
+// # The store checks
+//
+// The comparison with the model says the store did what the model did;
+// it does not say that what they both did is right. So the mirror also
+// feeds package invariants' store checks ([invariants.CheckStore]), the
+// same history-only oracles the real-crash mode (package chaos) feeds:
+// each event the store accepted becomes an [invariants.Op] as it is
+// replayed (Observe), and at the end of the seed the state End read back
+// is checked with them ([Backend.Check], the [sim.Checker] the simulator
+// calls once End agreed). The feed is complete: every operation, in the
+// store's order, at its virtual time (T0 == T1). A violation fails the
+// seed under the check's name (store-no-duplicate-effects, ...), beside
+// the model's own invariants.
+//
 // # Operations the contract lacks
 //
 // Some model operations have no [sqlstore.Ops] method: cancelling a job,

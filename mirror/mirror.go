@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/sqlstore"
@@ -29,6 +30,11 @@ type Backend struct {
 	// applied its event ran: where a tear inside a delivery can fall.
 	deliverStatements int
 	applied           map[model.EventID]bool // events the store applied
+	// The store checks' feed (oracle.go): the operations replayed, each
+	// dead-lettered job's last reason, and the final state End read.
+	ops      []invariants.Op
+	lastDead []deadCode
+	final    sqlstore.State
 }
 
 // actorConn is one actor's connection: a crash closes it.
@@ -38,7 +44,10 @@ type actorConn struct {
 	conn Conn
 }
 
-var _ sim.Backend = (*Backend)(nil)
+var (
+	_ sim.Backend = (*Backend)(nil)
+	_ sim.Checker = (*Backend)(nil)
+)
 
 // Option configures a Backend.
 type Option func(*Backend)
@@ -80,6 +89,7 @@ func (b *Backend) Begin(seed uint64, sys *model.System) error {
 	b.sys, b.seed, b.read, b.commitStatements, b.deliverStatements = sys, seed, 0, 0, 0
 	clear(b.fails)
 	clear(b.applied)
+	b.ops, b.lastDead, b.final = b.ops[:0], b.lastDead[:0], sqlstore.State{}
 	if err := b.closeAll(); err != nil {
 		return err
 	}
@@ -93,6 +103,7 @@ func (b *Backend) End(sys *model.System) error {
 	if err != nil {
 		return fmt.Errorf("reading the store: %w", err)
 	}
+	b.final = got
 	return compareState(ModelState(sys), got, b.name)
 }
 

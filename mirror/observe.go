@@ -14,6 +14,7 @@ import (
 // store and compares the outcomes. Events with nothing durable in them
 // (accepts, status queries, work, faults, breaker changes, phases) pass.
 func (b *Backend) Observe(e *model.Event) error {
+	b.record(e)
 	switch e.Kind {
 	case model.EvCrash:
 		var err error

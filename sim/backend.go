@@ -35,6 +35,16 @@ type EmptyPoller interface {
 	EmptyPoll(worker model.Actor, at, leaseUntil model.Time) error
 }
 
+// Checker is a Backend that also runs the store checks of package
+// invariants ([invariants.CheckStore]) over its own final state and the
+// operations it replayed: the history-only oracles, which trust nothing
+// of the model either. Check runs once End found the states equal;
+// drained says whether the run drained (liveness applies). Its
+// violations carry the store checks' names ([invariants.StoreCheck]).
+type Checker interface {
+	Check(drained bool) []invariants.Violation
+}
+
 // DivergenceInvariant names the check a backend fails when it disagrees
 // with the model.
 const DivergenceInvariant = "backend-divergence"

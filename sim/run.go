@@ -469,9 +469,12 @@ func (r *run) result() *Result {
 			res.Swarm += " options: " + o
 		}
 	}
+	var storeChecks []invariants.Violation
 	if b := r.rec.backend; b != nil && !b.diverged() && !r.stopped {
 		if err := b.b.End(r.sys); err != nil {
 			b.err = fmt.Errorf("final state: %w", err)
+		} else if c, ok := b.b.(Checker); ok {
+			storeChecks = c.Check(r.drained)
 		}
 	}
 	if r.stopped {
@@ -484,6 +487,7 @@ func (r *run) result() *Result {
 	if v := r.rec.backend.violation(r.seed); v != nil {
 		res.Violations = append(res.Violations, *v)
 	}
+	res.Violations = append(res.Violations, storeChecks...)
 	return res
 }
 
