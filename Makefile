@@ -105,14 +105,22 @@ MUTSKIP ?= ^(naive|dualwrite)\.go:
 mutation:
 	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) -skip '$(MUTSKIP)' $(MUTFLAGS)
 
-# Mutation testing of sqlstore/ with the lockstep mirror as the killer
-# (`durasim run -backend sqlite`, every store decision and every column
-# compared with the model), not the store's unit tests. Go-level mutants
-# only so far: the SQL text inside the string literals is not mutated, and
-# the short chaos run the issue also names is not yet part of the killer.
-# Target 85%. Reports go to tmp/mutation-sql/.
-MUTSQLKILLER ?= ./cmd/durasim run -backend sqlite -seeds 1:60
+# Mutation testing of sqlstore/ (Go code and the SQL in its string
+# literals) with three runs as the killer, not the store's unit tests: the
+# lockstep mirror on SQLite (every store decision and every column compared
+# with the model), the mirror on PostgreSQL, and a short real-crash chaos run
+# on PostgreSQL (processes SIGKILLed inside the store's transactions). Each
+# PostgreSQL run makes its own database (-scratch-db), so two mutants run
+# side by side on one server: $$DURASIM_PG_URL's, else a throwaway one in
+# $(MUTPGDIR). Target 85%. Reports go to tmp/mutation-sql/.
+MUTSQLKILLER ?= ./cmd/durasim run -backend sqlite -seeds 1:60 ; run -backend postgres -scratch-db -seeds 1:10 ; chaos -scratch-db -workers 4 -relays 2 -consumers 2 -jobs 60 -kills 40 -drain 30s -timeout 90s -quiet
+MUTPGDIR ?= $(CURDIR)/tmp/mutation-sql-pg
 mutation-sql:
+	@if [ -z "$$DURASIM_PG_URL" ]; then \
+	  $(GO) run ./internal/pgtest/cmd/pgserver down -dir $(MUTPGDIR) >/dev/null 2>&1; rm -rf $(MUTPGDIR); \
+	  eval "$$($(GO) run ./internal/pgtest/cmd/pgserver up -dir $(MUTPGDIR))" || exit 1; \
+	  trap '$(GO) run ./internal/pgtest/cmd/pgserver down -dir $(MUTPGDIR)' EXIT; \
+	fi; \
 	$(GO) run ./internal/mutation/cmd/mutation -pkg ./sqlstore -killer '$(MUTSQLKILLER)' -target 85 -out tmp/mutation-sql $(MUTFLAGS)
 
 # Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),

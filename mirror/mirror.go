@@ -18,6 +18,7 @@ type Backend struct {
 	store *sqlstore.Store
 	name  string
 	wrap  func(Conn) Conn
+	drop  func() error // run after Close (WithDrop)
 	sys   *model.System
 	seed  uint64
 	conns []actorConn // a handful of actors: a slice beats a map
@@ -56,6 +57,10 @@ type Option func(*Backend)
 // store on purpose and see the mirror catch it.
 func WithWrap(wrap func(Conn) Conn) Option { return func(b *Backend) { b.wrap = wrap } }
 
+// WithDrop runs drop after Close has closed the store: the CLI drops the
+// scratch database a run made for itself (-scratch-db).
+func WithDrop(drop func() error) Option { return func(b *Backend) { b.drop = drop } }
+
 // Open connects to the store (driver sqlstore.SQLite or sqlstore.Postgres)
 // and migrates it.
 func Open(ctx context.Context, driver, url string, opts ...Option) (*Backend, error) {
@@ -77,6 +82,9 @@ func (b *Backend) Store() *sqlstore.Store { return b.store }
 func (b *Backend) Close() error {
 	err := b.closeAll()
 	b.store.Close()
+	if b.drop != nil {
+		err = errors.Join(err, b.drop())
+	}
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/mirror"
 	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/sqlstore"
@@ -16,12 +17,13 @@ const pgURLEnv = "DURASIM_PG_URL"
 // openBackend opens the SQL store -backend names (nil for memory). The
 // store implements the correct design only, so a naive variant with it is
 // a usage error.
-func (f *simFlags) openBackend(c sim.Config) (sim.Backend, error) {
+func (f *simFlags) openBackend(c sim.Config) (_ sim.Backend, err error) {
+	var b *mirror.Backend
 	url := f.db
 	switch f.backend {
 	case "memory", "":
-		if f.db != "" {
-			return nil, usageErr("-db needs -backend sqlite or postgres")
+		if f.db != "" || f.scratchDB {
+			return nil, usageErr("-db and -scratch-db need -backend sqlite or postgres")
 		}
 		return nil, nil
 	case sqlstore.SQLite:
@@ -41,7 +43,23 @@ func (f *simFlags) openBackend(c sim.Config) (sim.Backend, error) {
 	if c.Variant != sim.DefaultConfig().Variant {
 		return nil, usageErr("-backend %s implements the correct design only: drop -variant %s", f.backend, c.Variant)
 	}
-	b, err := mirror.Open(context.Background(), f.backend, url)
+	var opts []mirror.Option
+	if f.scratchDB {
+		if f.backend != sqlstore.Postgres {
+			return nil, usageErr("-scratch-db needs -backend postgres")
+		}
+		scratch, drop, err := pgtest.Scratch(url)
+		if err != nil {
+			return nil, usageErr("-scratch-db: %v", err)
+		}
+		url, opts = scratch, append(opts, mirror.WithDrop(drop))
+		defer func() {
+			if b == nil {
+				_ = drop()
+			}
+		}()
+	}
+	b, err = mirror.Open(context.Background(), f.backend, url, opts...)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/durasim/durasim/chaos"
+	"github.com/durasim/durasim/internal/pgtest"
 )
 
 // Bounds of chaos: every job and every kill's history lines are checked
@@ -38,11 +39,20 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.Freeze, "freeze", c.Freeze, "how long a freeze lasts on average, ±25% (0: two leases); above 4/3 of -lease")
 	fs.StringVar(&c.Dir, "dir", "", "keep the processes' histories in this directory (default: a temporary one, removed after a passing run)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	scratch := fs.Bool("scratch-db", false, "run in a new database made on -db's server and dropped at the end, so runs can share a server")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if c.Jobs > maxChaosJobs || c.Kills > maxChaosKills {
 		return usageErr("-jobs and -kills must be at most %d (got %d and %d)", maxChaosJobs, c.Jobs, c.Kills)
+	}
+	if *scratch && c.DB != "" { // no -db at all: chaos.Run says so
+		url, drop, err := pgtest.Scratch(c.DB)
+		if err != nil {
+			return usageErr("-scratch-db: %v", err)
+		}
+		defer drop()
+		c.DB = url
 	}
 	if !*quiet {
 		c.Log = stderr

@@ -49,6 +49,7 @@ type simFlags struct {
 	planFile    string
 	backend     string
 	db          string
+	scratchDB   bool
 }
 
 func newSimFlags(name string, stderr io.Writer) *simFlags {
@@ -83,6 +84,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	f.fs.StringVar(&f.backend, "backend", "memory", "memory, or sqlite or postgres: also run every event against the SQL store in lockstep and fail where it disagrees with the model")
 	f.fs.StringVar(&f.db, "db", "", "database of -backend: sqlite default :memory:, postgres default $"+pgURLEnv)
+	f.fs.BoolVar(&f.scratchDB, "scratch-db", false, "postgres: run in a new database made on -db's server and dropped at the end, so runs can share a server")
 	return f
 }
 

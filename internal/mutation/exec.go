@@ -67,6 +67,25 @@ type verdict struct {
 // other work), where a hang spins on the CPU throughout.
 func (v verdict) starved() bool { return v.status == TimedOut && v.cpu < v.elapsed/2 }
 
+// execKiller runs the killer's runs in order (its arguments split at each
+// lone ";", as Cover does) until one does not pass, and judges them: the
+// first that fails is the verdict, times add up. Each run has the whole
+// timeout; one timed out while other work kept it waiting runs once more.
+func (s *session) execKiller(bin string, env []string, timeout time.Duration) verdict {
+	var all verdict
+	for _, args := range SplitRuns(s.o.Killer[1:]) {
+		v := execKiller(s.ctx, bin, args, env, timeout)
+		if v.starved() {
+			v = execKiller(s.ctx, bin, args, env, timeout)
+		}
+		v.elapsed, v.cpu = v.elapsed+all.elapsed, v.cpu+all.cpu
+		if all = v; v.status != Survived {
+			break
+		}
+	}
+	return all
+}
+
 // execKiller runs the killer with extra environment and judges it: exit 0
 // survives, exit 1 is a violation, any other end a crash; past timeout
 // (0: none) it is stopped and timed out.

@@ -16,7 +16,7 @@ import (
 // Options configure a mutation run.
 type Options struct {
 	Pkg     string         // the mutated package, as the go command accepts it
-	Killer  []string       // a main package and its arguments: exit 0 passes, non-zero kills
+	Killer  []string       // a main package and its arguments (a lone ";" between runs of it): exit 0 passes, non-zero kills
 	Filter  *regexp.Regexp // keep only mutants whose "file:line:col id" matches (nil: all)
 	Skip    *regexp.Regexp // then leave out those whose "file:line:col id" matches (nil: none)
 	Jobs    int            // mutants built and run at once
@@ -176,7 +176,7 @@ func (s *session) measure(r *Report) error {
 		return err
 	}
 	s.progress("timing the unmutated killer")
-	s.plain = execKiller(s.ctx, bin, s.o.Killer[1:], nil, 0)
+	s.plain = s.execKiller(bin, nil, 0)
 	if s.plain.status != Survived {
 		return fmt.Errorf("the unmutated killer does not pass (%s): %s", s.plain.status, s.plain.detail)
 	}
@@ -266,11 +266,7 @@ func (s *session) runOne(i int, out *Outcome) {
 			return
 		}
 	}
-	v := execKiller(s.ctx, bin, s.o.Killer[1:], env, s.timeout)
-	if v.starved() {
-		// Timed out while other work kept it waiting: run it once more.
-		v = execKiller(s.ctx, bin, s.o.Killer[1:], env, s.timeout)
-	}
+	v := s.execKiller(bin, env, s.timeout)
 	out.Status, out.Detail, out.Run = v.status, v.detail, v.elapsed
 	s.tick(out.Status)
 }

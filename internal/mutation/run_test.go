@@ -10,7 +10,8 @@ import (
 // TestRunSample runs the whole tool on testdata/sample with
 // testdata/samplekiller, on a selection of mutants: one for each way a
 // mutant can end, and an equivalents list with one argued, one stale and
-// one misjudged entry.
+// one misjudged entry. The build-each run splits the killer into two runs
+// (";"): the verdicts must not change.
 func TestRunSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a dozen binaries")
@@ -27,8 +28,12 @@ func runSample(t *testing.T, schemata bool) {
 	argued := Argued{ID: `sample.go Back arithmetic "len(xs)-1-i" -> "len(xs)-1+i" #0`, Reason: "the killer asks for index 0 only", Line: 1}
 	stale := Argued{ID: `sample.go Gone logical "a && b" -> "a || b" #0`, Reason: "deleted", Line: 2}
 	misjudged := Argued{ID: `sample.go Twice arithmetic "2 * v" -> "2 / v" #0`, Reason: "wrong", Line: 3}
+	killer := []string{"./testdata/samplekiller"}
+	if !schemata {
+		killer = append(killer, "clamp", ";", "rest")
+	}
 	r, err := Run(Options{
-		Pkg: "./testdata/sample", Killer: []string{"./testdata/samplekiller"},
+		Pkg: "./testdata/sample", Killer: killer,
 		Filter:   regexp.MustCompile(`Clamp conditionals-.*"v < lo"|Back|Spin statement-removal "n--"|Twice|Unused`),
 		Schemata: schemata, Jobs: 2, Timeout: Timeout{Fixed: 2 * time.Second}, Dir: filepath.Join(t.TempDir(), "work"),
 		Equivalents: []Argued{argued, stale, misjudged},

@@ -87,20 +87,38 @@ func Main(m *testing.M) int {
 // dropped (WITH (FORCE), closing connections the test leaked) at t's cleanup.
 func Fresh(t testing.TB, url string) string {
 	t.Helper()
-	name := fmt.Sprintf("durasim_%d_%d", os.Getpid(), freshSeq.Add(1))
-	if err := admin(url, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: create database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if err := admin(url, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: drop database %s: %v", name, err)
-		}
-	})
-	u, err := withDatabase(url, name)
+	u, drop, err := Scratch(url)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
 	return u
+}
+
+// Scratch is [Fresh] outside a test: it creates an empty database
+// durasim_<pid>_<n> on the server at url and returns its URL and the
+// function that drops it (WITH (FORCE)). Runs side by side on one server
+// (the mutation killers, say) each get their own tables this way.
+func Scratch(url string) (string, func() error, error) {
+	name := fmt.Sprintf("durasim_%d_%d", os.Getpid(), freshSeq.Add(1))
+	u, err := withDatabase(url, name)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := admin(url, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("create database %s: %v", name, err)
+	}
+	drop := func() error {
+		if err := admin(url, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop database %s: %v", name, err)
+		}
+		return nil
+	}
+	return u, drop, nil
 }
 
 // admin runs one statement on its own connection. CREATE DATABASE fails
