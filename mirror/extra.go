@@ -45,6 +45,9 @@ type Conn interface {
 	Statements() int
 	TearAfter(n int)
 	Torn() bool
+	// A statement that fails inside an operation (see sqlstore.Conn).
+	FailAt(op, n int)
+	Failed() (fired, committed bool)
 }
 
 // *sqlstore.Conn is the mirror's connection: the store implements Extra.

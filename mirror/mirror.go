@@ -31,6 +31,7 @@ type Backend struct {
 	// applied its event ran: where a tear inside a delivery can fall.
 	deliverStatements int
 	applied           map[model.EventID]bool // events the store applied
+	probed            map[probePath]int      // failure probes run per path this seed (probe.go)
 	// The store checks' feed (oracle.go): the operations replayed, each
 	// dead-lettered job's last reason, and the final state End read.
 	ops      []invariants.Op
@@ -68,7 +69,7 @@ func Open(ctx context.Context, driver, url string, opts ...Option) (*Backend, er
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{ctx: ctx, store: st, name: driver, applied: map[model.EventID]bool{}}
+	b := &Backend{ctx: ctx, store: st, name: driver, applied: map[model.EventID]bool{}, probed: map[probePath]int{}}
 	for _, o := range opts {
 		o(b)
 	}
@@ -97,6 +98,7 @@ func (b *Backend) Begin(seed uint64, sys *model.System) error {
 	b.sys, b.seed, b.read, b.commitStatements, b.deliverStatements = sys, seed, 0, 0, 0
 	clear(b.fails)
 	clear(b.applied)
+	clear(b.probed)
 	b.ops, b.lastDead, b.final = b.ops[:0], b.lastDead[:0], sqlstore.State{}
 	if err := b.closeAll(); err != nil {
 		return err

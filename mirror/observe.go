@@ -38,6 +38,9 @@ func (b *Backend) Observe(e *model.Event) error {
 		model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry, model.EvDead, model.EvCancel,
 		model.EvCommit, model.EvPublish, model.EvMarkPublished, model.EvApply, model.EvDLQWrite,
 		model.EvRedrive, model.EvReprocess:
+		if err := b.probe(e); err != nil {
+			return err
+		}
 		c, err := b.conn(e.Actor)
 		if err != nil {
 			return err

@@ -33,10 +33,15 @@ type Conn struct {
 
 // tear is a crash armed between two statements: after `after` more
 // statements have run on the connection, it closes before the next one.
-// ran counts the statements run since CountStatements.
+// ran counts the statements run since CountStatements. It also holds an
+// injected statement failure (FailAt), pending until it fires.
 type tear struct {
 	armed, fell bool
 	after, ran  int
+
+	failing, failed, committedAfter bool
+	failOp, failAt                  int
+	ops, opRan                      int // operations begun since FailAt; statements of the current one
 }
 
 // CountStatements starts counting the statements run on the connection:
@@ -62,9 +67,40 @@ func (c *Conn) Torn() bool {
 	return c.tear.fell
 }
 
+// ErrFailureUnreached is what an operation armed by FailAt returns when it
+// came to its commit without running the failing statement: it ran fewer
+// statements, and it was rolled back so that the probe changes nothing.
+var ErrFailureUnreached = errors.New("sqlstore: the injected statement failure was not reached: rolled back")
+
+// FailAt arms a failed statement: in the operation that begins after op
+// more have begun on the connection, the statement after n of its own
+// fails without running, as a serialization failure or a statement
+// timeout would (its error is context.Canceled); the connection stays
+// open. The operation must fail and leave nothing, and Failed says
+// whether it committed instead. If it ends before that statement, its
+// commit rolls back (ErrFailureUnreached): an armed failure never lets
+// its operation write.
+func (c *Conn) FailAt(op, n int) { c.tear = tear{failing: true, failOp: op, failAt: n} }
+
+// Failed reports whether the failure FailAt armed fired, and whether its
+// operation then committed all the same (a dropped error).
+func (c *Conn) Failed() (fired, committed bool) { return c.tear.failed, c.tear.committedAfter }
+
+// armedOp reports whether the current operation is the one FailAt armed.
+func (c *Conn) armedOp() bool { return c.tear.ops == c.tear.failOp+1 }
+
+// canceled is a context canceled from the start: a statement given it
+// fails at once, before reaching the database (the FailAt failure).
+var canceled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // step counts a statement about to run, closing the connection first when
-// the tear armed there falls.
-func (c *Conn) step() {
+// the tear armed there falls, and returns the context to run it with: a
+// canceled one when the failure FailAt armed falls on it.
+func (c *Conn) step(ctx context.Context) context.Context {
 	if c.OnStatement != nil {
 		c.OnStatement(c.tear.ran)
 	}
@@ -72,24 +108,27 @@ func (c *Conn) step() {
 		c.tear.armed, c.tear.fell = false, true
 		_ = c.Close()
 	}
+	if c.tear.failing && c.armedOp() && c.tear.opRan == c.tear.failAt {
+		c.tear.failing, c.tear.failed = false, true
+		ctx = canceled
+	}
 	c.tear.ran++
+	c.tear.opRan++
+	return ctx
 }
 
 // exec, queryRow and query run one statement of the open transaction,
 // each a place where a tear can fall.
 func (c *Conn) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
-	c.step()
-	return tx.ExecContext(ctx, q, args...)
+	return tx.ExecContext(c.step(ctx), q, args...)
 }
 
 func (c *Conn) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
-	c.step()
-	return tx.QueryRowContext(ctx, q, args...)
+	return tx.QueryRowContext(c.step(ctx), q, args...)
 }
 
 func (c *Conn) query(ctx context.Context, tx *sql.Tx, q string, args ...any) (*sql.Rows, error) {
-	c.step()
-	return tx.QueryContext(ctx, q, args...)
+	return tx.QueryContext(c.step(ctx), q, args...)
 }
 
 var _ Ops = (*Conn)(nil)
@@ -149,6 +188,8 @@ func (c *Conn) begin(ctx context.Context, op string) (*sql.Tx, error) {
 		return nil, c.wrap(op, err)
 	}
 	c.tx = tx
+	c.tear.ops++
+	c.tear.opRan = 0
 	return tx, nil
 }
 
@@ -164,6 +205,14 @@ func (c *Conn) end(tx *sql.Tx) {
 }
 
 func (c *Conn) commit(tx *sql.Tx, op string) error {
+	if c.tear.failing && c.armedOp() {
+		c.tear.failing = false
+		_ = tx.Rollback()
+		return ErrFailureUnreached
+	}
+	if c.tear.failed && c.armedOp() {
+		c.tear.committedAfter = true // noted before the outcome: a commit tried at all is the bug
+	}
 	if err := tx.Commit(); err != nil {
 		if errors.Is(err, sql.ErrTxDone) {
 			return fmt.Errorf("sqlstore: %s: connection closed before COMMIT: rolled back", op)

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,6 +56,67 @@ func TestTornOperationsLeaveNothing(t *testing.T) {
 			return err
 		})
 		tears("deliver", true, func(c *Conn) error {
+			_, _, err := c.Deliver(ctx, msg, 7)
+			return err
+		})
+	})
+}
+
+// A statement that fails inside Commit, Publish or Deliver (FailAt: as a
+// serialization failure would) fails the operation and leaves the tables
+// as they were; an operation armed past its last statement rolls back
+// (ErrFailureUnreached), so a probe never writes.
+func TestFailedStatementsLeaveNothing(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Store) {
+		c := conn(t, s)
+		id := enqueue(t, c, job("k", 0))
+		l := lease(t, c, "w0", 0, 100)
+		fails := func(what string, op func(c *Conn) error) {
+			t.Helper()
+			before := state(t, s)
+			for k := 0; ; k++ {
+				fc := conn(t, s)
+				fc.FailAt(0, k)
+				err := op(fc)
+				fired, committed := fc.Failed()
+				if committed {
+					t.Fatalf("%s: committed although its statement %d failed", what, k+1)
+				}
+				if err == nil {
+					t.Fatalf("%s with statement %d failing: no error", what, k+1)
+				}
+				if d := cmp.Diff(before, state(t, s)); d != "" {
+					t.Fatalf("%s with statement %d failing left (-before +after):\n%s", what, k+1, d)
+				}
+				if !fired {
+					if !errors.Is(err, ErrFailureUnreached) {
+						t.Fatalf("%s armed past its %d statements: %v, want ErrFailureUnreached", what, k, err)
+					}
+					if k < 1 {
+						t.Fatalf("%s ran no statement", what)
+					}
+					return
+				}
+			}
+		}
+		var ev Committed
+		fails("commit", func(c *Conn) error {
+			_, err := c.Commit(ctx, commitReq(id, l.Fence, "k", 0))
+			return err
+		})
+		ev, err := c.Commit(ctx, commitReq(id, l.Fence, "k", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails("publish", func(c *Conn) error {
+			_, err := c.Publish(ctx, ev.EventID, 6)
+			return err
+		})
+		msg, err := c.Publish(ctx, ev.EventID, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails("deliver", func(c *Conn) error {
 			_, _, err := c.Deliver(ctx, msg, 7)
 			return err
 		})
