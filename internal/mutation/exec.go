@@ -58,6 +58,7 @@ type verdict struct {
 	status  Status
 	detail  string // the line that says why
 	stdout  string
+	first   string // the first run's stdout (of several runs split at ";": the others may not be deterministic)
 	elapsed time.Duration
 	cpu     time.Duration // user and system time the killer used
 }
@@ -73,12 +74,15 @@ func (v verdict) starved() bool { return v.status == TimedOut && v.cpu < v.elaps
 // timeout; one timed out while other work kept it waiting runs once more.
 func (s *session) execKiller(bin string, env []string, timeout time.Duration) verdict {
 	var all verdict
-	for _, args := range SplitRuns(s.o.Killer[1:]) {
+	for i, args := range SplitRuns(s.o.Killer[1:]) {
 		v := execKiller(s.ctx, bin, args, env, timeout)
 		if v.starved() {
 			v = execKiller(s.ctx, bin, args, env, timeout)
 		}
-		v.elapsed, v.cpu = v.elapsed+all.elapsed, v.cpu+all.cpu
+		v.elapsed, v.cpu, v.first = v.elapsed+all.elapsed, v.cpu+all.cpu, all.first
+		if i == 0 {
+			v.first = v.stdout
+		}
 		if all = v; v.status != Survived {
 			break
 		}
