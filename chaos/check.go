@@ -21,6 +21,7 @@ type Report struct {
 	Operator                   bool
 	Seed                       uint64
 	Target                     int
+	AnyPaths                   bool // a path not taken does not fail the run (Config.AnyPaths)
 	Kills                      map[Point]int
 	KillStmts                  map[Point]map[int]int // inside points: kills per statement boundary
 	Restarts                   int

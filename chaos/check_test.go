@@ -224,8 +224,8 @@ func TestLivenessSaysWhy(t *testing.T) {
 	}
 }
 
-// Every path taken: fails on a count of 0, n/a for a short run, and paths
-// of the operator are n/a without it.
+// Every path taken: fails on a count of 0, n/a for a short run or with
+// -every-path=false, and paths of the operator are n/a without it.
 func TestEveryPath(t *testing.T) {
 	f, _ := everyPathRun(t)
 	rep := runCheck(f, true)
@@ -243,6 +243,9 @@ func TestEveryPath(t *testing.T) {
 		got := everyPath(&Report{Target: 1000, Paths: ps})
 		if got.Holds() != want || got.NA != "" {
 			t.Errorf("zero count %v: %+v", k, got)
+		}
+		if got := everyPath(&Report{Target: 1000, Paths: ps, AnyPaths: true}); got.NA == "" {
+			t.Errorf("-every-path=false, zero count %v: %+v, want n/a", k, got)
 		}
 	}
 	norep := runCheck(f, false)

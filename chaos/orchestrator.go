@@ -38,6 +38,10 @@ type Config struct {
 	PauseEvery  time.Duration // SIGSTOP a random worker this often (a zombie); 0 never
 	Freeze      time.Duration // how long, on average (±25%); 0: three leases. Must exceed 4/3 of Lease
 	Dir         string        // history files; "" a temporary directory, removed after a passing run
+	// AnyPaths: a run whose workload missed a path through the store does
+	// not fail for it (a short run, such as a mutation killer's, may miss
+	// a rare one by chance); the paths are still counted.
+	AnyPaths bool
 	Exe         string        // the durasim binary; "" this one
 	Log         io.Writer     // progress lines; nil none
 }
@@ -226,7 +230,7 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	}
 	o.mu.Lock()
 	rep := &Report{Workers: o.cfg.Workers, Relays: o.cfg.Relays, Consumers: o.cfg.Consumers, Operator: o.cfg.Operator,
-		Seed: o.cfg.Seed, Target: o.cfg.Kills, Kills: o.kills, KillStmts: o.stmts, Restarts: o.restarts, Pauses: o.pauses,
+		Seed: o.cfg.Seed, Target: o.cfg.Kills, AnyPaths: o.cfg.AnyPaths, Kills: o.kills, KillStmts: o.stmts, Restarts: o.restarts, Pauses: o.pauses,
 		KillPhase: killPhase, DrainPhase: drain, DrainLimit: o.cfg.Drain, Drained: drained, Cursors: map[string]int64{}}
 	for i, c := range o.cursors {
 		rep.Cursors[ProcName(RoleConsumer, i, 0)] = c

@@ -110,6 +110,10 @@ func everyPath(r *Report) Invariant {
 		inv.NA = fmt.Sprintf("-kills %d is below the %d points", r.Target, len(AllPoints()))
 		return inv
 	}
+	if r.AnyPaths {
+		inv.NA = "-every-path=false"
+		return inv
+	}
 	var missing []string
 	for _, p := range r.Paths {
 		if p.NA == "" && p.N == 0 {

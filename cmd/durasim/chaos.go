@@ -39,6 +39,7 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.Freeze, "freeze", c.Freeze, "how long a freeze lasts on average, ±25% (0: two leases); above 4/3 of -lease")
 	fs.StringVar(&c.Dir, "dir", "", "keep the processes' histories in this directory (default: a temporary one, removed after a passing run)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	everyPath := fs.Bool("every-path", true, "fail a run whose workload missed a path through the store (false: count them only, for short runs)")
 	scratch := fs.Bool("scratch-db", false, "run in a new database made on -db's server and dropped at the end, so runs can share a server")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -57,6 +58,7 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		c.Log = stderr
 	}
+	c.AnyPaths = !*everyPath
 	rep, err := chaos.Run(context.Background(), c)
 	var ue *chaos.UsageError
 	switch {
