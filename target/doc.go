@@ -1,0 +1,36 @@
+// Package target is the seam between durasim and a queue it does not own:
+// the calls durasim's actors make to it, each one step on the scheduler
+// with durasim's virtual time passed in, and the durable state read back
+// when a run is over.
+//
+// # The seam
+//
+// A [Queue] hands out a [Conn] per actor. A client inserts ([Conn.Insert]);
+// a worker fetches ([Conn.Fetch]), works the job in its handler and reports
+// how the work ended ([Conn.Report]); the maintenance passes rescue stuck
+// jobs ([Conn.Rescue]) and make scheduled and retryable jobs available
+// ([Conn.Schedule]); an operator asks for a finished job to run again
+// ([Conn.Retry]). A handler that writes its effect in the queue's own
+// database opens a [Tx] ([Conn.Begin]): its effect, the job's completion
+// and any job it inserts commit together or not at all.
+//
+// Every call is atomic: it either happened or it did not, and a crash
+// falls between two calls (or, inside a handler's transaction, before its
+// commit, which rolls it back). Every time parameter comes from the
+// caller: a queue reads no clock of its own, so a seed replays byte for
+// byte.
+//
+// # What durasim trusts
+//
+// Nothing a queue says about itself: the history-only oracles of package
+// invariants ([github.com/durasim/durasim/invariants.CheckTarget]) read
+// the [Op]s durasim's actors recorded (what they asked and what each call
+// returned) and the [Snapshot] read back, and recompute every number a
+// call returned (an attempt, a retry time, a state).
+//
+// # Implementations
+//
+// Package [github.com/durasim/durasim/target/rivertarget] drives River
+// (github.com/riverqueue/river) through its driver API, on SQLite and on
+// PostgreSQL.
+package target

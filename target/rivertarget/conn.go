@@ -1,0 +1,290 @@
+package rivertarget
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/durasim/durasim/target"
+)
+
+// conn is one actor's connection. River's executor runs on the queue's
+// pool, or inside the transaction a call opened.
+type conn struct {
+	q     *Queue
+	actor string
+}
+
+func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) (target.Inserted, error) {
+	return insert(ctx, c.q.db.exec(), now, r)
+}
+
+// insert is the client's Insert and InsertTx: one row through
+// JobInsertFastMany, unique by args when asked.
+func insert(ctx context.Context, ex riverdriver.Executor, now target.Time, r target.InsertReq) (target.Inserted, error) {
+	args, err := encodeArgs(r.Args)
+	if err != nil {
+		return target.Inserted{}, err
+	}
+	p := &riverdriver.JobInsertFastParams{
+		CreatedAt: wallp(now), EncodedArgs: args, Kind: r.Kind, MaxAttempts: r.MaxAttempts, Metadata: []byte("{}"),
+		Priority: 1, Queue: queueName, ScheduledAt: wallp(now), State: rivertype.JobStateAvailable, Tags: []string{},
+	}
+	if r.Unique {
+		p.UniqueKey, p.UniqueStates = uniqueKey(r.Kind, args), defaultUniqueStates
+	}
+	res, err := ex.JobInsertFastMany(ctx, &riverdriver.JobInsertFastManyParams{Jobs: []*riverdriver.JobInsertFastParams{p}})
+	if err != nil {
+		return target.Inserted{}, err
+	}
+	if len(res) != 1 {
+		return target.Inserted{}, fmt.Errorf("rivertarget: insert returned %d rows", len(res))
+	}
+	return target.Inserted{Job: target.JobID(res[0].Job.ID), Skipped: res[0].UniqueSkippedAsDuplicate}, nil
+}
+
+// Fetch is the producer's fetch: JobGetAvailable for this client.
+func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Job, error) {
+	res, err := c.q.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
+		ClientID: c.actor, MaxAttemptedBy: c.q.cfg.MaxAttemptedBy, MaxToLock: max, Now: wallp(now), Queue: queueName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return jobsOf(availableJobs(res))
+}
+
+func jobsOf(rows []*rivertype.JobRow) ([]target.Job, error) {
+	out := make([]target.Job, 0, len(rows))
+	for _, r := range rows {
+		j, err := jobOf(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// Report is the executor's reportResult for one job, run through
+// JobSetStateIfRunningMany as the completer does; the row read before it,
+// in the same transaction, says whether the job was still running.
+func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r target.Report) (target.Reported, error) {
+	p, err := c.q.stateFor(now, j, r)
+	if err != nil {
+		return target.Reported{}, err
+	}
+	tx, err := c.q.db.begin(ctx)
+	if err != nil {
+		return target.Reported{}, err
+	}
+	defer func() { _ = tx.rollback(ctx) }()
+	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(j.ID)})
+	if err != nil {
+		return target.Reported{}, err
+	}
+	after, err := setState(ctx, tx.exec(), now, p)
+	if err != nil {
+		return target.Reported{}, err
+	}
+	if err := tx.commit(ctx); err != nil {
+		return target.Reported{}, err
+	}
+	st := states[after.State]
+	return target.Reported{Applied: before.State == rivertype.JobStateRunning, State: st, ScheduledAt: virt(after.ScheduledAt),
+		Attempt: after.Attempt}, nil
+}
+
+// stateFor is reportResult's choice of transition (internal/jobexecutor).
+func (q *Queue) stateFor(now target.Time, j target.Job, r target.Report) (*riverdriver.JobSetStateIfRunningParams, error) {
+	id := int64(j.ID)
+	errData := func() []byte {
+		b, _ := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: j.Attempt, Error: "durasim: handler error"})
+		return b
+	}
+	switch r.Outcome {
+	case target.Done:
+		return riverdriver.JobSetStateCompleted(id, wall(now), nil), nil
+	case target.Cancel:
+		return riverdriver.JobSetStateCancelled(id, wall(now), errData(), nil), nil
+	case target.Snooze:
+		next := now + r.Snooze
+		if r.Snooze <= q.cfg.SchedulerInterval {
+			return riverdriver.JobSetStateSnoozedAvailable(id, wall(next), j.Attempt-1, nil), nil
+		}
+		return riverdriver.JobSetStateSnoozed(id, wall(next), j.Attempt-1, nil), nil
+	case target.Errored:
+		if j.Attempt >= j.MaxAttempts {
+			return riverdriver.JobSetStateDiscarded(id, wall(now), errData(), nil), nil
+		}
+		next := now + q.retryDelay(j.Errors+1)
+		if next-now <= q.cfg.SchedulerInterval {
+			return riverdriver.JobSetStateErrorAvailable(id, wall(next), errData(), nil), nil
+		}
+		return riverdriver.JobSetStateErrorRetryable(id, wall(next), errData(), nil), nil
+	}
+	return nil, fmt.Errorf("rivertarget: no transition for outcome %s", r.Outcome)
+}
+
+// setState runs one transition through JobSetStateIfRunningMany, as the
+// completer and JobCompleteTx do, and returns the row River returned.
+func setState(ctx context.Context, ex riverdriver.Executor, now target.Time, p *riverdriver.JobSetStateIfRunningParams) (*rivertype.JobRow, error) {
+	rows, err := ex.JobSetStateIfRunningMany(ctx, &riverdriver.JobSetStateIfRunningManyParams{
+		ID: []int64{p.ID}, Attempt: []*int{p.Attempt}, ErrData: [][]byte{p.ErrData}, FinalizedAt: []*time.Time{p.FinalizedAt},
+		MetadataDoMerge: []bool{false}, MetadataUpdates: [][]byte{nil}, Now: wallp(now), ScheduledAt: []*time.Time{p.ScheduledAt},
+		State: []rivertype.JobState{p.State},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, target.ErrNotFound
+	}
+	return rows[0], nil
+}
+
+// Stuck is the rescuer's first query: running jobs attempted before the
+// stuck horizon.
+func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error) {
+	rows, err := c.q.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: wall(now - c.q.cfg.RescueAfter)})
+	if err != nil {
+		return nil, err
+	}
+	return jobsOf(rows)
+}
+
+// Rescue is the rest of the rescuer's pass: makeRetryDecision for each
+// stuck job, then JobRescueMany; the rows read back after it say which
+// jobs took the new state.
+func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) ([]target.Rescued, error) {
+	p := riverdriver.JobRescueManyParams{StuckHorizon: wall(now - c.q.cfg.RescueAfter)}
+	var want []target.Rescued
+	for _, j := range stuck {
+		if now-j.AttemptedAt < c.q.cfg.JobTimeout {
+			continue // not timed out yet: ignored
+		}
+		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
+		if err != nil {
+			return nil, err
+		}
+		r := target.Rescued{Job: j.ID, State: target.Discarded, ScheduledAt: j.ScheduledAt}
+		var finalized *time.Time
+		if j.Attempt < max(j.MaxAttempts, 0) {
+			r.State, r.ScheduledAt = target.Retryable, now+c.q.retryDelay(j.Errors+1)
+		} else {
+			finalized = wallp(now)
+		}
+		p.ID = append(p.ID, int64(j.ID))
+		p.Error = append(p.Error, errData)
+		p.FinalizedAt = append(p.FinalizedAt, finalized)
+		p.ScheduledAt = append(p.ScheduledAt, wall(r.ScheduledAt))
+		p.State = append(p.State, string(riverState(r.State)))
+		want = append(want, r)
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	if _, err := c.q.db.exec().JobRescueMany(ctx, &p); err != nil {
+		return nil, err
+	}
+	rows, err := c.q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: p.ID})
+	if err != nil {
+		return nil, err
+	}
+	got := map[int64]*rivertype.JobRow{}
+	for _, r := range rows {
+		got[r.ID] = r
+	}
+	for i := range want {
+		r := got[int64(want[i].Job)]
+		want[i].Applied = r != nil && states[r.State] == want[i].State && virt(r.ScheduledAt) == want[i].ScheduledAt &&
+			len(r.Errors) == stuckErrors(stuck, want[i].Job)+1
+	}
+	return want, nil
+}
+
+// stuckErrors is how many errors the job had when Stuck listed it.
+func stuckErrors(stuck []target.Job, id target.JobID) int {
+	for _, j := range stuck {
+		if j.ID == id {
+			return j.Errors
+		}
+	}
+	return -1
+}
+
+func riverState(s target.State) rivertype.JobState {
+	switch s {
+	case target.Retryable:
+		return rivertype.JobStateRetryable
+	case target.Discarded:
+		return rivertype.JobStateDiscarded
+	}
+	panic("rivertarget: a rescue sets no state " + s.String())
+}
+
+// Schedule is the job scheduler's pass.
+func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued, error) {
+	res, err := c.q.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]target.Rescued, 0, len(res))
+	for _, r := range res {
+		st := target.Available
+		if r.ConflictDiscarded {
+			st = target.Discarded
+		}
+		out = append(out, target.Rescued{Job: target.JobID(r.Job.ID), State: st, ScheduledAt: virt(r.Job.ScheduledAt), Applied: true})
+	}
+	return out, nil
+}
+
+// Retry is the client's JobRetry, an operator's call.
+func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
+	r, err := c.q.db.exec().JobRetry(ctx, &riverdriver.JobRetryParams{ID: int64(id), Now: wallp(now)})
+	if errors.Is(err, rivertype.ErrNotFound) {
+		return target.Job{}, target.ErrNotFound
+	}
+	if err != nil {
+		return target.Job{}, err
+	}
+	return jobOf(r)
+}
+
+func (c *conn) Begin(ctx context.Context) (target.Tx, error) {
+	tx, err := c.q.db.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &handlerTx{tx: tx, actor: c.actor}, nil
+}
+
+// retryDelay is River's default retry policy (attempt⁴ s by the number of
+// errors, ±10%), its jitter drawn from the seed, in whole milliseconds.
+func (q *Queue) retryDelay(errors int) target.Time {
+	lo, hi := RetryBound(errors)
+	lo, hi = lo/target.Millisecond, hi/target.Millisecond
+	return (lo + q.rand.Int64N(hi-lo+1)) * target.Millisecond
+}
+
+// RetryBound is the range of River's default retry policy after the
+// errors-th error: errors⁴ seconds ±10%, rounded inward to milliseconds
+// (capped at a year: no run lasts that long).
+func RetryBound(errors int) (lo, hi target.Time) {
+	base := int64(1)
+	for range 4 {
+		base *= int64(errors)
+		if base > 365*24*3600 {
+			base = 365 * 24 * 3600
+			break
+		}
+	}
+	ms := base * 1000
+	return (ms - ms/10) * target.Millisecond, (ms + ms/10) * target.Millisecond
+}

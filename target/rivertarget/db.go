@@ -1,0 +1,299 @@
+package rivertarget
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
+)
+
+// Backends.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// db is one database River runs on, with what the adapter needs of it
+// beyond River's executor: its own transactions and durasim's tables.
+type db interface {
+	exec() riverdriver.Executor
+	begin(ctx context.Context) (dbTx, error)
+	// run executes durasim's own SQL outside any transaction.
+	run(ctx context.Context, q string, args ...any) error
+	// ints runs a query of one integer column.
+	ints(ctx context.Context, q string) ([]int64, error)
+	effects(ctx context.Context) (rows, error)
+	reset(ctx context.Context) error
+	close() error
+}
+
+// dbTx is a transaction River's executor runs in, and durasim's SQL too.
+type dbTx interface {
+	exec() riverdriver.ExecutorTx
+	// run executes SQL in the transaction and returns the rows affected.
+	run(ctx context.Context, q string, args ...any) (int64, error)
+	commit(ctx context.Context) error
+	rollback(ctx context.Context) error
+}
+
+// rows is the effects table as read back.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+// durasim's tables beside River's: the handlers' effects (no unique key,
+// so that a duplicate shows) and the ledger the deduplicating handlers
+// write first.
+func durasimSchema(serial string) []string {
+	return []string{
+		`CREATE TABLE IF NOT EXISTS durasim_effect (id ` + serial + `, job BIGINT NOT NULL, attempt INTEGER NOT NULL,
+			worker TEXT NOT NULL, idem_key TEXT NOT NULL, tenant TEXT NOT NULL, doc TEXT NOT NULL, at BIGINT NOT NULL)`,
+		`CREATE TABLE IF NOT EXISTS durasim_ledger (idem_key TEXT PRIMARY KEY)`,
+	}
+}
+
+func migrate[TTx any](ctx context.Context, d riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(d, &rivermigrate.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
+
+// sqliteDB is River on an in-memory SQLite database, one connection: the
+// simulator makes one call at a time, and a transaction never outlives a
+// call of the seam.
+type sqliteDB struct {
+	db     *sql.DB
+	driver *riversqlite.Driver
+}
+
+func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
+	if url == "" {
+		url = "file::memory:"
+	}
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	db, err := sql.Open("sqlite", url+sep+"_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s := &sqliteDB{db: db, driver: riversqlite.New(db)}
+	if err := s.init(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	return s, nil
+}
+
+func (s *sqliteDB) init(ctx context.Context) error {
+	if err := migrate(ctx, s.driver); err != nil {
+		return err
+	}
+	for _, q := range durasimSchema("INTEGER PRIMARY KEY AUTOINCREMENT") {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteDB) exec() riverdriver.Executor { return s.driver.GetExecutor() }
+
+func (s *sqliteDB) begin(ctx context.Context) (dbTx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &sqliteTx{tx: tx, ex: s.driver.UnwrapExecutor(tx)}, nil
+}
+
+func (s *sqliteDB) run(ctx context.Context, q string, args ...any) error {
+	_, err := s.db.ExecContext(ctx, q, args...)
+	return err
+}
+
+func (s *sqliteDB) ints(ctx context.Context, q string) ([]int64, error) {
+	r, err := s.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return scanInts(r)
+}
+
+func (s *sqliteDB) effects(ctx context.Context) (rows, error) {
+	return s.db.QueryContext(ctx, effectsQuery)
+}
+
+// reset empties the tables and their id sequences, so that a seed's ids
+// start at 1 again.
+func (s *sqliteDB) reset(ctx context.Context) error {
+	for _, q := range []string{"DELETE FROM river_job", "DELETE FROM durasim_effect", "DELETE FROM durasim_ledger",
+		"DELETE FROM sqlite_sequence WHERE name IN ('river_job', 'durasim_effect')"} {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteDB) close() error { return s.db.Close() }
+
+type sqliteTx struct {
+	tx *sql.Tx
+	ex riverdriver.ExecutorTx
+}
+
+func (t *sqliteTx) exec() riverdriver.ExecutorTx { return t.ex }
+func (t *sqliteTx) run(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
+func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
+
+// pgDB is River on PostgreSQL through pgx, one connection for the same
+// reason as SQLite's.
+type pgDB struct {
+	pool   *pgxpool.Pool
+	driver *riverpgxv5.Driver
+}
+
+func openPostgres(ctx context.Context, url string) (*pgDB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	cfg.MaxConns, cfg.MinConns = 1, 0
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	p := &pgDB{pool: pool, driver: riverpgxv5.New(pool)}
+	if err := p.init(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return p, nil
+}
+
+func (p *pgDB) init(ctx context.Context) error {
+	if err := migrate(ctx, p.driver); err != nil {
+		return err
+	}
+	for _, q := range durasimSchema("BIGSERIAL PRIMARY KEY") {
+		if _, err := p.pool.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *pgDB) exec() riverdriver.Executor { return p.driver.GetExecutor() }
+
+func (p *pgDB) begin(ctx context.Context) (dbTx, error) {
+	tx, err := p.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgTx{tx: tx, ex: p.driver.UnwrapExecutor(tx)}, nil
+}
+
+func (p *pgDB) run(ctx context.Context, q string, args ...any) error {
+	_, err := p.pool.Exec(ctx, q, args...)
+	return err
+}
+
+func (p *pgDB) ints(ctx context.Context, q string) ([]int64, error) {
+	r, err := p.pool.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return scanInts(pgRows{r})
+}
+
+func (p *pgDB) effects(ctx context.Context) (rows, error) {
+	r, err := p.pool.Query(ctx, effectsQuery)
+	if err != nil {
+		return nil, err
+	}
+	return pgRows{r}, nil
+}
+
+func (p *pgDB) reset(ctx context.Context) error {
+	_, err := p.pool.Exec(ctx, "TRUNCATE river_job, durasim_effect, durasim_ledger RESTART IDENTITY")
+	return err
+}
+
+func (p *pgDB) close() error {
+	p.pool.Close()
+	return nil
+}
+
+type pgTx struct {
+	tx pgx.Tx
+	ex riverdriver.ExecutorTx
+}
+
+func (t *pgTx) exec() riverdriver.ExecutorTx { return t.ex }
+func (t *pgTx) run(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+func (t *pgTx) commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
+func (t *pgTx) rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
+
+// pgRows adapts pgx.Rows to rows.
+type pgRows struct{ pgx.Rows }
+
+func (r pgRows) Close() error {
+	r.Rows.Close()
+	return nil
+}
+
+const effectsQuery = "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id"
+
+func scanInts(r rows) ([]int64, error) {
+	defer r.Close()
+	var out []int64
+	for r.Next() {
+		var v int64
+		if err := r.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, r.Err()
+}
+
+// sqlRows is *sql.Rows as rows (it already is; named for the compiler).
+var _ rows = (*sql.Rows)(nil)
+
+var errClosed = errors.New("rivertarget: queue closed")

@@ -1,0 +1,260 @@
+package rivertarget
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivershared/uniquestates"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/durasim/durasim/scheduler"
+	"github.com/durasim/durasim/target"
+)
+
+// Config is the River client's settings that the re-enacted logic uses.
+type Config struct {
+	// RescueAfter is River's RescueStuckJobsAfter: a job running longer is
+	// stuck, and the rescuer retries or discards it.
+	RescueAfter target.Time
+	// JobTimeout is the client's JobTimeout, which the rescuer honours: a
+	// job attempted less than this ago is left alone.
+	JobTimeout target.Time
+	// SchedulerInterval is the job scheduler's interval: a retry or snooze
+	// due within it is made available at once.
+	SchedulerInterval target.Time
+	// MaxAttemptedBy is how many client names a job's attempted_by keeps.
+	MaxAttemptedBy int
+}
+
+// DefaultConfig is the settings of a sweep: short horizons, so that a
+// frozen worker's job is rescued within a run.
+func DefaultConfig() Config {
+	return Config{RescueAfter: 10 * target.Second, JobTimeout: 5 * target.Second, SchedulerInterval: 1 * target.Second,
+		MaxAttemptedBy: 100}
+}
+
+// Validate reports the first setting River itself would refuse.
+func (c Config) Validate() error {
+	switch {
+	case c.RescueAfter <= 0:
+		return fmt.Errorf("rescue-after must be positive, got %s", target.FormatSeconds(c.RescueAfter))
+	case c.JobTimeout <= 0 || c.JobTimeout >= c.RescueAfter:
+		return fmt.Errorf("job timeout %s must be positive and below rescue-after %s", target.FormatSeconds(c.JobTimeout),
+			target.FormatSeconds(c.RescueAfter))
+	case c.SchedulerInterval <= 0:
+		return fmt.Errorf("scheduler interval must be positive, got %s", target.FormatSeconds(c.SchedulerInterval))
+	case c.MaxAttemptedBy < 1:
+		return fmt.Errorf("max-attempted-by must be at least 1, got %d", c.MaxAttemptedBy)
+	}
+	return nil
+}
+
+// Queue is River as a target.
+type Queue struct {
+	cfg     Config
+	backend string
+	db      db
+	rand    target.Rand
+}
+
+var _ target.Queue = (*Queue)(nil)
+
+// Open migrates River's schema into the database (url: an SQLite file
+// URL, "" an in-memory database; or a PostgreSQL URL) and adds durasim's
+// tables.
+func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	q := &Queue{cfg: cfg, backend: backend}
+	var err error
+	switch backend {
+	case SQLite:
+		q.db, err = openSQLite(ctx, url)
+	case Postgres:
+		if url == "" {
+			return nil, errors.New("rivertarget: postgres needs a URL")
+		}
+		q.db, err = openPostgres(ctx, url)
+	default:
+		return nil, fmt.Errorf("rivertarget: unknown backend %q (want %s or %s)", backend, SQLite, Postgres)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (q *Queue) Name() string    { return "river" }
+func (q *Queue) Backend() string { return q.backend }
+
+// Version is the River release this binary was built with.
+func (q *Queue) Version() string { return Version() }
+
+// Version is the River release this binary was built with, from its
+// module information ("(devel)" when there is none).
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/riverqueue/river" {
+				return m.Version
+			}
+		}
+	}
+	return "(devel)"
+}
+
+// Policy is River's timing under the queue's settings.
+func (q *Queue) Policy() target.Policy {
+	return target.Policy{RescueAfter: q.cfg.RescueAfter, AvailableWithin: q.cfg.SchedulerInterval, RetryBound: RetryBound}
+}
+
+// Config is the queue's settings.
+func (q *Queue) Config() Config { return q.cfg }
+
+func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
+	q.rand = rand
+	return q.db.reset(ctx)
+}
+
+func (q *Queue) Close() error { return q.db.close() }
+
+func (q *Queue) Conn(actor string) target.Conn { return &conn{q: q, actor: actor} }
+
+// Snapshot reads every job (River's JobGetByIDMany) and every effect.
+func (q *Queue) Snapshot(ctx context.Context) (target.Snapshot, error) {
+	ids, err := q.db.ints(ctx, "SELECT id FROM river_job ORDER BY id")
+	if err != nil {
+		return target.Snapshot{}, err
+	}
+	var snap target.Snapshot
+	if len(ids) > 0 {
+		rows, err := q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
+		if err != nil {
+			return snap, err
+		}
+		slices.SortFunc(rows, func(a, b *rivertype.JobRow) int { return int(a.ID - b.ID) })
+		for _, r := range rows {
+			j, err := jobOf(r)
+			if err != nil {
+				return snap, err
+			}
+			snap.Jobs = append(snap.Jobs, j)
+		}
+	}
+	r, err := q.db.effects(ctx)
+	if err != nil {
+		return snap, err
+	}
+	defer r.Close()
+	for r.Next() {
+		var e target.Effect
+		var job int64
+		if err := r.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &e.At); err != nil {
+			return snap, err
+		}
+		e.Job = target.JobID(job)
+		snap.Effects = append(snap.Effects, e)
+	}
+	return snap, r.Err()
+}
+
+// wall and virt convert between durasim's virtual time and the
+// timestamps River keeps.
+func wall(t target.Time) time.Time   { return scheduler.Time(t).Wall() }
+func virt(w time.Time) target.Time   { return target.Time(scheduler.FromWall(w)) }
+func wallp(t target.Time) *time.Time { w := wall(t); return &w }
+func virtp(w *time.Time) target.Time {
+	if w == nil {
+		return 0
+	}
+	return virt(*w)
+}
+
+// argsJSON is a job's encoded args.
+type argsJSON struct {
+	Tenant  string `json:"tenant"`
+	Doc     string `json:"doc"`
+	Version int    `json:"version"`
+	Source  int64  `json:"source,omitempty"`
+}
+
+func encodeArgs(a target.Args) ([]byte, error) {
+	return json.Marshal(argsJSON{Tenant: a.Tenant, Doc: a.Doc, Version: a.Version, Source: int64(a.Source)})
+}
+
+var states = map[rivertype.JobState]target.State{
+	rivertype.JobStateAvailable: target.Available, rivertype.JobStateScheduled: target.Scheduled,
+	rivertype.JobStateRunning: target.Running, rivertype.JobStateRetryable: target.Retryable,
+	rivertype.JobStatePending: target.Pending, rivertype.JobStateCompleted: target.Completed,
+	rivertype.JobStateDiscarded: target.Discarded, rivertype.JobStateCancelled: target.Cancelled,
+}
+
+// jobOf is River's row as the seam's job.
+func jobOf(r *rivertype.JobRow) (target.Job, error) {
+	var a argsJSON
+	if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+		return target.Job{}, fmt.Errorf("rivertarget: job %d: args: %w", r.ID, err)
+	}
+	st, ok := states[r.State]
+	if !ok {
+		return target.Job{}, fmt.Errorf("rivertarget: job %d: unknown state %q", r.ID, r.State)
+	}
+	return target.Job{
+		ID: target.JobID(r.ID), Kind: r.Kind, Args: target.Args{Tenant: a.Tenant, Doc: a.Doc, Version: a.Version, Source: target.JobID(a.Source)},
+		State: st, Attempt: r.Attempt, MaxAttempts: r.MaxAttempts, AttemptedBy: slices.Clone(r.AttemptedBy),
+		AttemptedAt: virtp(r.AttemptedAt), ScheduledAt: virt(r.ScheduledAt), FinalizedAt: virtp(r.FinalizedAt),
+		Errors: len(r.Errors), Unique: len(r.UniqueKey) > 0,
+	}, nil
+}
+
+// row is the part of River's row the client logic reads back from a job
+// the seam handed out.
+func row(j target.Job) *rivertype.JobRow {
+	r := &rivertype.JobRow{ID: int64(j.ID), Kind: j.Kind, Attempt: j.Attempt, MaxAttempts: j.MaxAttempts,
+		Errors: make([]rivertype.AttemptError, j.Errors)}
+	if j.AttemptedAt != 0 {
+		r.AttemptedAt = wallp(j.AttemptedAt)
+	}
+	return r
+}
+
+// availableJobs reads JobGetAvailable's result: a slice of rows up to
+// v0.47, a result holding them (Jobs) since, so one adapter builds against
+// both.
+func availableJobs(res any) []*rivertype.JobRow {
+	if jobs, ok := res.([]*rivertype.JobRow); ok {
+		return jobs
+	}
+	v := reflect.ValueOf(res)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		if f := v.Elem().FieldByName("Jobs"); f.IsValid() {
+			if jobs, ok := f.Interface().([]*rivertype.JobRow); ok {
+				return jobs
+			}
+		}
+	}
+	return nil
+}
+
+// uniqueKey is the client's key for UniqueOpts{ByArgs: true}.
+func uniqueKey(kind string, args []byte) []byte {
+	sum := sha256.Sum256([]byte("kind=" + kind + "&args=" + string(args)))
+	return sum[:]
+}
+
+// defaultUniqueStates are River's default unique states (every state but
+// cancelled and discarded).
+var defaultUniqueStates = uniquestates.UniqueStatesToBitmask([]rivertype.JobState{rivertype.JobStateAvailable,
+	rivertype.JobStateCompleted, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
+	rivertype.JobStateScheduled})
+
+const queueName = "default"

@@ -1,0 +1,108 @@
+package targetsim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Config is one target run's workload, handler design and faults.
+type Config struct {
+	Design      Design
+	Workers     int // worker actors
+	Docs        int // documents the clients insert, one job each (unique by args)
+	Tenants     int // tenants the documents belong to (they share document names)
+	MaxAttempts int // each job's max_attempts
+	Plan        Plan
+	// Swarm adds the seed's own faults to Plan: each kind on or off by
+	// seed, with its own count and aim.
+	Swarm bool
+	// Only keeps these documents (1-based) of the workload, as the
+	// shrinker prints it; nil keeps all.
+	Only []int
+	// KeepTrace keeps the trace lines and the operations in the result.
+	KeepTrace bool
+}
+
+// DefaultConfig is a standard sweep's: the correct handler, swarm on.
+func DefaultConfig() Config {
+	return Config{Design: TxChecked, Workers: 4, Docs: 8, Tenants: 2, MaxAttempts: 4, Swarm: true}
+}
+
+// Limits of a target run's sizes.
+const (
+	MaxWorkers     = 64
+	MaxDocs        = 1000
+	MaxTenants     = 3 // len(tenantNames)
+	MaxMaxAttempts = 25
+)
+
+// tenantNames are the tenants; their documents share names (d1, d2, …),
+// so a key without its tenant collides.
+var tenantNames = []string{"acme", "globex", "initech"}
+
+// Validate reports the first setting out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Design >= designCount:
+		return fmt.Errorf("unknown handler design %d", c.Design)
+	case c.Workers < 1 || c.Workers > MaxWorkers:
+		return fmt.Errorf("invalid -workers %d: want 1 to %d", c.Workers, MaxWorkers)
+	case c.Docs < 1 || c.Docs > MaxDocs:
+		return fmt.Errorf("invalid -docs %d: want 1 to %d", c.Docs, MaxDocs)
+	case c.Tenants < 1 || c.Tenants > MaxTenants:
+		return fmt.Errorf("invalid -tenants %d: want 1 to %d", c.Tenants, MaxTenants)
+	case c.MaxAttempts < 1 || c.MaxAttempts > MaxMaxAttempts:
+		return fmt.Errorf("invalid -max-attempts %d: want 1 to %d", c.MaxAttempts, MaxMaxAttempts)
+	}
+	for i, f := range c.Plan.Faults {
+		if f.Worker > c.Workers {
+			return fmt.Errorf("fault %d (%s): worker %d, but -workers is %d", i+1, f, f.Worker, c.Workers)
+		}
+		if f.Doc > c.Docs {
+			return fmt.Errorf("fault %d (%s): document %d, but -docs is %d", i+1, f, f.Doc, c.Docs)
+		}
+	}
+	for _, d := range c.Only {
+		if d < 1 || d > c.Docs {
+			return fmt.Errorf("invalid -only %d: want documents 1 to %d", d, c.Docs)
+		}
+	}
+	return nil
+}
+
+// Flags is the command line that reruns a seed of cfg: the flags that
+// differ from the defaults.
+func (c Config) Flags() string {
+	d := DefaultConfig()
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	if c.Design != d.Design {
+		add("-design %s", c.Design)
+	}
+	if c.Workers != d.Workers {
+		add("-workers %d", c.Workers)
+	}
+	if c.Docs != d.Docs {
+		add("-docs %d", c.Docs)
+	}
+	if c.Tenants != d.Tenants {
+		add("-tenants %d", c.Tenants)
+	}
+	if c.MaxAttempts != d.MaxAttempts {
+		add("-max-attempts %d", c.MaxAttempts)
+	}
+	if !c.Swarm {
+		add("-swarm=false")
+	}
+	if len(c.Plan.Faults) > 0 {
+		add("-plan '%s'", c.Plan)
+	}
+	if len(c.Only) > 0 {
+		parts := make([]string, len(c.Only))
+		for i, d := range c.Only {
+			parts[i] = fmt.Sprint(d)
+		}
+		add("-only %s", strings.Join(parts, ","))
+	}
+	return strings.Join(out, " ")
+}

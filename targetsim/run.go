@@ -1,0 +1,492 @@
+package targetsim
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/scheduler"
+	"github.com/durasim/durasim/target"
+)
+
+// Result is what one target run produced.
+type Result struct {
+	Seed       uint64
+	Config     Config
+	Target     string // "river v0.51.2 on sqlite"
+	Hash       uint64
+	Lines      int
+	Trace      []string    // with Config.KeepTrace
+	Ops        []target.Op // with Config.KeepTrace
+	Violations []invariants.Violation
+	Exposures  []invariants.Exposure
+	Realized   Plan   // every fault that took effect, as a replayable plan
+	Swarm      string // the seed's swarm ("" when off)
+	Drained    bool   // the run reached the end of its quiescence window (liveness applied)
+	End        target.Time
+	Jobs       int // jobs in the database at the end
+	Effects    int // effects in the database at the end
+	Counts     Counts
+}
+
+// Failed reports whether an oracle found a violation.
+func (r *Result) Failed() bool { return len(r.Violations) > 0 }
+
+// HashHex is the trace hash as 16 hex digits.
+func (r *Result) HashHex() string { return fmt.Sprintf("%016x", r.Hash) }
+
+// Counts are how often a run took each path.
+type Counts struct {
+	Inserts, UniqueSkipped      int
+	Polls                       int // fetch calls, empty ones included
+	Fetches, Reports, Refused   int // reports the queue left (the job no longer running)
+	Rollbacks, StaleCompletions int // handler transactions rolled back; completions that came back not this worker's
+	Stuck, Rescued, Scheduled   int
+	Crashes, Pauses, Retries    int
+	ZombieWrites                int // writes by a worker whose attempt another worker had fetched since
+}
+
+// Timing of the simulated environment (all whole milliseconds, so that
+// SQLite's and PostgreSQL's timestamps hold them exactly).
+const (
+	ms              = target.Millisecond
+	pollInterval    = 1000 * ms // River's FetchPollInterval
+	fetchCooldown   = 100 * ms  // River's FetchCooldown
+	rescuerInterval = 2000 * ms
+	restartDelay    = 500 * ms
+	operatorEvery   = 2000 * ms
+	quiesceAt       = 30_000 * ms
+	drainWindow     = 20 * 60_000 * ms
+	arrivalGapMax   = 500 * ms
+)
+
+// Scheduler event kinds.
+const (
+	evArrive int32 = iota
+	evDup
+	evWorker
+	evRescuer
+	evRescue
+	evSchedule
+	evOperator
+	evQuiesce
+)
+
+// Run runs one seed against q and checks it.
+func Run(ctx context.Context, q target.Queue, cfg Config, seed uint64) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := newRun(ctx, q, cfg, seed)
+	if err := q.Reset(ctx, scheduler.Derive(seed, streamJitter)); err != nil {
+		return nil, fmt.Errorf("target: reset: %w", err)
+	}
+	r.start()
+	for !r.done && r.err == nil && r.sched.Step() {
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("seed %d: %w", seed, r.err)
+	}
+	return r.finish()
+}
+
+// The seed's random streams.
+const (
+	streamWorkload scheduler.StreamID = iota + 1
+	streamLatency
+	streamTie
+	streamSwarm
+	streamJitter
+)
+
+type doc struct {
+	args target.Args
+	job  target.JobID
+	at   target.Time
+}
+
+type run struct {
+	ctx     context.Context
+	q       target.Queue
+	cfg     Config
+	seed    uint64
+	pol     target.Policy
+	sched   *scheduler.Scheduler
+	lat     *scheduler.Stream
+	plan    []Fault
+	swarm   string
+	docs    []doc
+	byJob   map[target.JobID]int // job → document index (-1: an outbox job's document is its Args)
+	states  map[target.JobID]target.State
+	txDone  map[int]*target.Op // each handler transaction's completion
+	jobs    []target.JobID     // every job, in insert order
+	ops     []target.Op
+	trace   []string
+	hash    hashWriter
+	work    []*worker
+	resc    rescuer
+	client  target.Conn
+	ops2    target.Conn        // the scheduler's and operator's connection
+	cross   [boundaryCount]int // crossings by any worker
+	txSeq   int
+	pending int // arrivals and duplicate inserts still to come
+	counts  Counts
+	quiet   bool // the faults stopped
+	done    bool
+	end     target.Time
+	err     error
+}
+
+func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
+	r := &run{ctx: ctx, q: q, cfg: cfg, seed: seed, pol: q.Policy(), lat: scheduler.Derive(seed, streamLatency),
+		byJob: map[target.JobID]int{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
+	r.sched = scheduler.New(scheduler.Derive(seed, streamTie), r)
+	r.plan = slices.Clone(cfg.Plan.Faults)
+	if cfg.Swarm {
+		var extra []Fault
+		extra, r.swarm = swarmFaults(scheduler.Derive(seed, streamSwarm), cfg, r.pol)
+		r.plan = append(r.plan, extra...)
+	}
+	r.plan = keepDocs(r.plan, cfg.Only)
+	r.client, r.ops2 = q.Conn("client"), q.Conn("maintenance")
+	return r
+}
+
+// keepDocs drops the faults of documents Only leaves out.
+func keepDocs(plan []Fault, only []int) []Fault {
+	if only == nil {
+		return plan
+	}
+	return slices.DeleteFunc(plan, func(f Fault) bool { return f.Doc != 0 && !slices.Contains(only, f.Doc) })
+}
+
+// start schedules the workload: the documents' arrivals, the workers'
+// first polls, the maintenance passes, the operator and quiescence.
+func (r *run) start() {
+	wl := scheduler.Derive(r.seed, streamWorkload)
+	at := target.Time(0)
+	for i := range r.cfg.Docs {
+		at += r.between(wl, 0, arrivalGapMax)
+		t := tenantNames[i%r.cfg.Tenants]
+		r.docs = append(r.docs, doc{args: target.Args{Tenant: t, Doc: "d" + strconv.Itoa(i/r.cfg.Tenants+1), Version: 1}, at: at})
+		if r.cfg.Only == nil || slices.Contains(r.cfg.Only, i+1) {
+			r.pending++
+			r.sched.At(scheduler.Time(at), scheduler.Event{Kind: evArrive, Arg: int64(i)})
+		}
+	}
+	for i, f := range r.plan {
+		if f.Kind == Duplicate {
+			r.pending++
+			r.sched.At(scheduler.Time(f.AtTime), scheduler.Event{Kind: evDup, Arg: int64(i)})
+		}
+	}
+	for i := range r.cfg.Workers {
+		w := &worker{r: r, idx: i + 1}
+		w.incarnate()
+		r.work = append(r.work, w)
+		w.after(r.between(r.lat, 0, 50*ms), stepPoll)
+	}
+	r.resc = rescuer{r: r, conn: r.q.Conn("rescuer")}
+	r.sched.At(scheduler.Time(rescuerInterval), scheduler.Event{Kind: evRescuer})
+	r.sched.At(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+	r.sched.At(scheduler.Time(quiesceAt), scheduler.Event{Kind: evQuiesce})
+}
+
+// between draws a whole number of milliseconds in [lo, hi].
+func (r *run) between(s *scheduler.Stream, lo, hi target.Time) target.Time {
+	return lo + s.Int64N((hi-lo)/ms+1)*ms
+}
+
+func (r *run) now() target.Time { return target.Time(r.sched.Now()) }
+
+// Handle runs one scheduler event.
+func (r *run) Handle(ev scheduler.Event) {
+	if r.err != nil || r.done {
+		return
+	}
+	switch ev.Kind {
+	case evArrive:
+		r.pending--
+		r.arrive(int(ev.Arg), false)
+	case evDup:
+		r.pending--
+		if !r.quiet {
+			r.realize(int(ev.Arg))
+			r.arrive(r.plan[ev.Arg].Doc-1, true)
+		}
+	case evWorker:
+		r.work[ev.Actor].handle(ev.Arg)
+	case evRescuer:
+		r.resc.pass()
+	case evRescue:
+		r.resc.rescue(ev.Arg)
+	case evSchedule:
+		r.schedulePass()
+	case evOperator:
+		r.operator()
+	case evQuiesce:
+		r.quiet = true
+		r.record(target.Op{Kind: target.OpQuiesce, Actor: "sim"})
+	}
+	// A run ends once nothing is left to do: after the faults stopped, or
+	// before, when every document has arrived and every job finished
+	// (no fault can strike a run in which nothing runs).
+	if (r.quiet || r.pending == 0 && !r.retryDue()) && r.drained() {
+		r.done = true
+	}
+	if r.now() >= quiesceAt+drainWindow {
+		r.done = true
+	}
+}
+
+// fail stops the run: the queue failed a call (not a violation: the
+// database or the adapter is broken).
+func (r *run) fail(what string, err error) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s at %s: %w", what, target.FormatSeconds(r.now()), err)
+	}
+}
+
+// record appends an op to the history and its line to the trace.
+func (r *run) record(o target.Op) *target.Op {
+	o.Seq, o.T = uint64(len(r.ops)+1), r.now()
+	r.ops = append(r.ops, o)
+	line := o.Append(nil)
+	r.hash.line(line)
+	if r.cfg.KeepTrace {
+		r.trace = append(r.trace, string(line))
+	}
+	r.noteState(&r.ops[len(r.ops)-1])
+	return &r.ops[len(r.ops)-1]
+}
+
+// noteState follows each job's state as the calls returned it: what the
+// drain check and the operator go by (the oracles keep their own).
+func (r *run) noteState(o *target.Op) {
+	switch o.Kind {
+	case target.OpInsert:
+		if o.Tx == 0 && !o.Skipped {
+			r.states[o.Job] = target.Available
+		}
+	case target.OpFetch:
+		r.states[o.Job] = target.Running
+	case target.OpReport:
+		r.states[o.Job] = o.State // the row as the call left it, applied or not
+	case target.OpComplete:
+		r.txDone[o.Tx] = o
+	case target.OpCommit:
+		if c := r.txDone[o.Tx]; c != nil {
+			r.states[c.Job] = c.State
+		}
+	case target.OpRescue:
+		if o.Applied {
+			r.states[o.Job] = o.State
+		}
+	case target.OpSchedule, target.OpRetry:
+		r.states[o.Job] = o.State
+	}
+}
+
+// drained: every job finished, no worker holding one, nothing the plan
+// still has to do.
+func (r *run) drained() bool {
+	for _, id := range r.jobs {
+		if !r.states[id].Final() {
+			return false
+		}
+	}
+	for _, w := range r.work {
+		if w.has {
+			return false
+		}
+	}
+	return len(r.jobs) > 0 || r.cfg.Only != nil && len(r.cfg.Only) == 0
+}
+
+func (r *run) arrive(i int, dup bool) {
+	d := &r.docs[i]
+	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: r.cfg.MaxAttempts, Unique: true})
+	if err != nil {
+		r.fail("insert", err)
+		return
+	}
+	r.counts.Inserts++
+	if ins.Skipped {
+		r.counts.UniqueSkipped++
+	}
+	r.inserted(target.Op{Kind: target.OpInsert, Actor: "client", Job: ins.Job, Kind2: KindDoc, Args: d.args,
+		MaxAttempts: r.cfg.MaxAttempts, Unique: true, Skipped: ins.Skipped}, i)
+	if !dup || d.job == 0 {
+		d.job = ins.Job
+	}
+}
+
+// inserted records an insert and follows its job.
+func (r *run) inserted(o target.Op, docIdx int) {
+	r.record(o)
+	if o.Skipped {
+		return
+	}
+	if _, ok := r.byJob[o.Job]; !ok {
+		r.byJob[o.Job] = docIdx
+		r.jobs = append(r.jobs, o.Job)
+	}
+}
+
+// newTx numbers a handler transaction.
+func (r *run) newTx() int {
+	r.txSeq++
+	return r.txSeq
+}
+
+// schedulePass is River's job scheduler.
+func (r *run) schedulePass() {
+	got, err := r.ops2.Schedule(r.ctx, r.now())
+	if err != nil {
+		r.fail("schedule", err)
+		return
+	}
+	for _, s := range got {
+		r.counts.Scheduled++
+		r.record(target.Op{Kind: target.OpSchedule, Actor: "scheduler", Job: s.Job, State: s.State})
+	}
+	r.sched.After(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+}
+
+// operator runs the plan's retries: a document's job, once discarded or
+// cancelled, is asked to run again (once per fault).
+func (r *run) operator() {
+	if !r.quiet {
+		for i, f := range r.plan {
+			if f.Kind != Retry || f.consumed {
+				continue
+			}
+			// A redrive: only a job that failed (discarded or cancelled)
+			// is brought back; a completed one's effect stands.
+			id := r.docs[f.Doc-1].job
+			if st := r.states[id]; id == 0 || st != target.Discarded && st != target.Cancelled {
+				continue
+			}
+			j, err := r.ops2.Retry(r.ctx, r.now(), id)
+			if err != nil {
+				r.fail("retry", err)
+				return
+			}
+			r.realize(i)
+			r.counts.Retries++
+			r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
+		}
+	}
+	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+}
+
+// retryDue reports whether the operator has a retry to make: a plan
+// retry whose document's job is discarded or cancelled.
+func (r *run) retryDue() bool {
+	for _, f := range r.plan {
+		if f.Kind == Retry && !f.consumed {
+			if st := r.states[r.docs[f.Doc-1].job]; st == target.Discarded || st == target.Cancelled {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// realize marks plan fault i as taken effect.
+func (r *run) realize(i int) { r.plan[i].consumed = true }
+
+// crossing finds the fault, if any, that strikes actor (worker idx, 0 the
+// rescuer) at its n-th crossing of b (any: the crossing count of b by
+// every worker); inTx allows crashes only.
+func (r *run) crossing(idx int, b Boundary, n, any int, inTx bool) *Fault {
+	if r.quiet {
+		return nil
+	}
+	for i := range r.plan {
+		f := &r.plan[i]
+		if f.consumed || f.At != b || f.Kind != Crash && f.Kind != Pause || inTx && f.Kind == Pause {
+			continue
+		}
+		var match bool
+		switch {
+		case f.Rescuer:
+			match = idx == 0 && f.Nth == n
+		case idx == 0:
+		case f.Worker == 0:
+			match = f.Nth == any
+		default:
+			match = f.Worker == idx && f.Nth == n
+		}
+		if match {
+			f.consumed = true
+			return f
+		}
+	}
+	return nil
+}
+
+// docFault is the unconsumed fault of kind k for a job's document and
+// attempt (an outbox job's faults are its source's).
+func (r *run) docFault(k FaultKind, j target.Job) *Fault {
+	di, ok := r.byJob[j.ID]
+	if r.quiet || !ok || j.Kind != KindDoc {
+		return nil
+	}
+	for i := range r.plan {
+		f := &r.plan[i]
+		// An attempt's fault strikes once (a snooze gives the attempt
+		// number back); an every-attempt fault strikes at each.
+		if f.Kind == k && f.Doc == di+1 && (f.Attempt == 0 || f.Attempt == j.Attempt && !f.consumed) {
+			f.consumed = true
+			return f
+		}
+	}
+	return nil
+}
+
+// finish reads the state back and runs the oracles.
+func (r *run) finish() (*Result, error) {
+	snap, err := r.q.Snapshot(r.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("seed %d: snapshot: %w", r.seed, err)
+	}
+	rep := invariants.CheckTarget(r.ops, snap, invariants.TargetFeed{
+		Drained: true, ExactlyOnce: true, EffectKinds: r.cfg.Design.effectKinds(), Transactional: r.cfg.Design.transactional(),
+		RetryBound: r.pol.RetryBound, AvailableWithin: r.pol.AvailableWithin,
+	})
+	res := &Result{Seed: r.seed, Config: r.cfg, Target: fmt.Sprintf("%s %s on %s", r.q.Name(), r.q.Version(), r.q.Backend()),
+		Hash: r.hash.sum(), Lines: len(r.ops), Violations: rep.Violations, Exposures: rep.Exposures, Swarm: r.swarm,
+		Drained: true, End: r.now(), Jobs: len(snap.Jobs), Effects: len(snap.Effects), Counts: r.counts}
+	for _, f := range r.plan {
+		if f.consumed {
+			f.consumed = false
+			res.Realized.Faults = append(res.Realized.Faults, f)
+		}
+	}
+	if r.cfg.KeepTrace {
+		res.Trace, res.Ops = r.trace, r.ops
+	}
+	return res, nil
+}
+
+// hashWriter hashes trace lines, each ended by a new line.
+type hashWriter struct {
+	h interface {
+		Write([]byte) (int, error)
+		Sum64() uint64
+	}
+}
+
+func newHash() hashWriter { return hashWriter{h: fnv.New64a()} }
+
+func (w hashWriter) line(b []byte) {
+	_, _ = w.h.Write(b)
+	_, _ = w.h.Write([]byte{'\n'})
+}
+
+func (w hashWriter) sum() uint64 { return w.h.Sum64() }

@@ -1,0 +1,184 @@
+package targetsim
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/durasim/durasim/scheduler"
+	"github.com/durasim/durasim/target"
+)
+
+// A worker's steps: each is one call of the seam, scheduled as its own
+// event, with a boundary after it.
+type step int64
+
+const (
+	stepPoll step = iota
+	stepWorked
+	stepHandle
+	stepReport
+	stepRestart
+	stepCount
+)
+
+// worker is one River client working one job at a time: it fetches,
+// works, runs its handler and reports, as River's producer and executor
+// do. It loses what it holds when it crashes.
+type worker struct {
+	r        *run
+	idx      int // 1-based
+	inc      int // incarnation: restarts so far
+	name     string
+	conn     target.Conn
+	token    int64 // bumped at a crash: events of the dead incarnation are dropped
+	has      bool  // a job in its hands
+	job      target.Job
+	report   target.Report
+	crossed  [boundaryCount]int
+	pendingN step
+}
+
+func (w *worker) incarnate() {
+	w.name = "w" + strconv.Itoa(w.idx)
+	if w.inc > 0 {
+		w.name += "." + strconv.Itoa(w.inc)
+	}
+	w.conn = w.r.q.Conn(w.name)
+}
+
+// after schedules the worker's next step d from now.
+func (w *worker) after(d target.Time, s step) {
+	w.r.sched.After(scheduler.Time(d), scheduler.Event{Kind: evWorker, Actor: int32(w.idx - 1), Arg: w.token*int64(stepCount) + int64(s)})
+}
+
+func (w *worker) handle(arg int64) {
+	if arg/int64(stepCount) != w.token {
+		return // an event of an incarnation that crashed
+	}
+	switch step(arg % int64(stepCount)) {
+	case stepPoll:
+		w.poll()
+	case stepWorked:
+		w.worked()
+	case stepHandle:
+		w.handler()
+	case stepReport:
+		w.reportStep()
+	case stepRestart:
+		w.inc++
+		w.incarnate()
+		w.poll()
+	}
+}
+
+// cross is the worker at boundary b: a crash there ends the incarnation
+// (false), a pause delays what follows (the span returned).
+func (w *worker) cross(b Boundary, inTx bool) (alive bool, delay target.Time) {
+	w.crossed[b]++
+	w.r.cross[b]++
+	f := w.r.crossing(w.idx, b, w.crossed[b], w.r.cross[b], inTx)
+	if f == nil {
+		return true, 0
+	}
+	held := target.JobID(0)
+	if w.has {
+		held = w.job.ID
+	}
+	if f.Kind == Crash {
+		w.r.counts.Crashes++
+		w.r.record(target.Op{Kind: target.OpCrash, Actor: w.name, Job: held, Boundary: b.String()})
+		w.has = false
+		w.token++
+		w.after(restartDelay, stepRestart)
+		return false, 0
+	}
+	w.r.counts.Pauses++
+	w.r.record(target.Op{Kind: target.OpPause, Actor: w.name, Job: held, Boundary: b.String(), At: w.r.now() + f.For})
+	return true, f.For
+}
+
+func (w *worker) poll() {
+	r := w.r
+	jobs, err := w.conn.Fetch(r.ctx, r.now(), 1)
+	if err != nil {
+		r.fail("fetch", err)
+		return
+	}
+	r.counts.Polls++
+	if len(jobs) == 0 {
+		w.after(pollInterval+r.between(r.lat, 0, 50*ms), stepPoll)
+		return
+	}
+	r.counts.Fetches++
+	w.has, w.job = true, jobs[0]
+	r.record(target.Op{Kind: target.OpFetch, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt})
+	alive, d := w.cross(AfterFetch, false)
+	if !alive {
+		return
+	}
+	w.after(d+w.workTime(), stepWorked)
+}
+
+// workTime is how long the job's work takes: a short call, or a slow
+// fault's span.
+func (w *worker) workTime() target.Time {
+	if f := w.r.docFault(Slow, w.job); f != nil {
+		return f.For
+	}
+	return w.r.between(w.r.lat, 20*ms, 400*ms)
+}
+
+// worked decides how the work ended (the plan's handler errors, cancels
+// and snoozes) and records it.
+func (w *worker) worked() {
+	r := w.r
+	w.report = target.Report{Outcome: target.Done}
+	switch {
+	case r.docFault(Error, w.job) != nil:
+		w.report.Outcome = target.Errored
+	case r.docFault(CancelJob, w.job) != nil:
+		w.report.Outcome = target.Cancel
+	default:
+		if f := r.docFault(SnoozeJob, w.job); f != nil {
+			w.report = target.Report{Outcome: target.Snooze, Snooze: f.For}
+		}
+	}
+	r.record(target.Op{Kind: target.OpWork, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt, Outcome: w.report.Outcome,
+		At: w.report.Snooze})
+	alive, d := w.cross(AfterWork, false)
+	if !alive {
+		return
+	}
+	w.after(d+ms, stepHandle)
+}
+
+// reportStep is the executor's report of the result.
+func (w *worker) reportStep() {
+	r := w.r
+	rep, err := w.conn.Report(r.ctx, r.now(), w.job, w.report)
+	if err != nil {
+		r.fail("report", err)
+		return
+	}
+	r.counts.Reports++
+	if !rep.Applied {
+		r.counts.Refused++
+	}
+	at := rep.ScheduledAt
+	if rep.State.Final() {
+		at = 0
+	}
+	w.zombieWrite()
+	r.record(target.Op{Kind: target.OpReport, Actor: w.name, Job: w.job.ID, Outcome: w.report.Outcome, Applied: rep.Applied,
+		State: rep.State, At: at, Attempt: rep.Attempt})
+	w.has = false
+	alive, d := w.cross(AfterReport, false)
+	if !alive {
+		return
+	}
+	w.after(d+fetchCooldown, stepPoll)
+}
+
+// errStale is what a checked handler returns when its completion came
+// back completed by another attempt, or not completed: it rolled back.
+var errStale = errors.New("the job came back not completed at this attempt")
