@@ -27,11 +27,12 @@ const (
 	OpCrash           // Actor died at Boundary (Job: the one in its hands)
 	OpPause           // Actor froze at Boundary until At (Job: the one in its hands)
 	OpQuiesce         // the faults stop
+	OpTimeout         // Job's work context expired (the client's job timeout): the handler's calls fail, it returns an error
 	opKindCount
 )
 
 var opKindNames = [opKindCount]string{"none", "insert", "fetch", "work", "effect", "complete_tx", "commit", "rollback",
-	"report", "stuck", "rescue", "schedule", "retry", "crash", "pause", "quiesce"}
+	"report", "stuck", "rescue", "schedule", "retry", "crash", "pause", "quiesce", "timeout"}
 
 func (k OpKind) String() string {
 	if k >= opKindCount {
@@ -96,7 +97,7 @@ func (o Op) Append(b []byte) []byte {
 		b = appendInt(b, " max_attempts=", o.MaxAttempts)
 		b = appendFlag(b, " unique", o.Unique)
 		b = appendFlag(b, " skipped", o.Skipped)
-	case OpFetch, OpStuck:
+	case OpFetch, OpStuck, OpTimeout:
 		b = appendInt(b, " attempt=", o.Attempt)
 		if o.Kind == OpStuck {
 			b = append(b, " attempted_at="...)

@@ -50,6 +50,10 @@ type Policy struct {
 	// RescueAfter: a job running longer is stuck, and a rescue pass takes
 	// it back.
 	RescueAfter Time
+	// JobTimeout: the client cancels the context of a job's work this
+	// long after its fetch; the handler's calls made with it fail after
+	// that (0: never).
+	JobTimeout Time
 	// AvailableWithin: a retry or snooze due within this span may make
 	// the job available at once (with its scheduled time still ahead).
 	AvailableWithin Time

@@ -14,6 +14,15 @@ func (w *worker) handler() {
 		w.after(ms, stepReport)
 		return
 	}
+	if w.deadline != 0 && w.r.now() >= w.deadline {
+		// The client cancelled the work's context: every call the handler
+		// makes with it fails, and it returns that error.
+		w.r.counts.Timeouts++
+		w.r.record(target.Op{Kind: target.OpTimeout, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt})
+		w.report = target.Report{Outcome: target.Errored}
+		w.after(ms, stepReport)
+		return
+	}
 	d := w.r.cfg.Design
 	switch {
 	case w.job.Kind == KindDeliver:

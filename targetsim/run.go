@@ -46,6 +46,7 @@ type Counts struct {
 	Rollbacks, StaleCompletions int // handler transactions rolled back; completions that came back not this worker's
 	Stuck, Rescued, Scheduled   int
 	Crashes, Pauses, Retries    int
+	Timeouts                    int // handlers whose work outlived the job's context
 	ZombieWrites                int // writes by a worker whose attempt another worker had fetched since
 }
 

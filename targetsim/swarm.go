@@ -57,6 +57,17 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]Fault, s
 				f.Doc, f.AtTime = doc(), target.Time(s.IntN(15_000))*ms
 			case Retry:
 				f.Doc = doc()
+				// Aim at a document the plan makes fail, if any: a
+				// retry only brings back a discarded or cancelled job.
+				var failing []int
+				for _, g := range out {
+					if g.Kind == CancelJob || g.Kind == Error && g.Attempt == 0 {
+						failing = append(failing, g.Doc)
+					}
+				}
+				if len(failing) > 0 {
+					f.Doc = failing[s.IntN(len(failing))]
+				}
 			}
 			out = append(out, f)
 		}

@@ -33,6 +33,7 @@ type worker struct {
 	token    int64 // bumped at a crash: events of the dead incarnation are dropped
 	has      bool  // a job in its hands
 	job      target.Job
+	deadline target.Time // the job's work context expires here (River's JobTimeout after the fetch)
 	report   target.Report
 	crossed  [boundaryCount]int
 	pendingN step
@@ -111,6 +112,9 @@ func (w *worker) poll() {
 	}
 	r.counts.Fetches++
 	w.has, w.job = true, jobs[0]
+	if t := r.pol.JobTimeout; t > 0 {
+		w.deadline = r.now() + t
+	}
 	r.record(target.Op{Kind: target.OpFetch, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt})
 	alive, d := w.cross(AfterFetch, false)
 	if !alive {

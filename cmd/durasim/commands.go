@@ -12,6 +12,9 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	if _, ok := targetOf(args); ok {
+		return cmdTarget("run", args, stdout, stderr) // target.go
+	}
 	if hasScenarioFlag(args) && !hasHelpFlag(args) {
 		return runScenario(args, stdout) // report.go
 	}
@@ -83,6 +86,9 @@ func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	if _, ok := targetOf(args); ok {
+		return cmdTarget("replay", args, stdout, stderr)
+	}
 	var html string
 	cfg, seed, err := oneSeed("replay", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&html, "html", "", "also write the run as an interactive timeline to this HTML file (a failing run: its shrunk counterexample first)")
@@ -118,6 +124,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdShrink(args []string, stdout, stderr io.Writer) error {
+	if _, ok := targetOf(args); ok {
+		return cmdTarget("shrink", args, stdout, stderr)
+	}
 	cfg, seed, err := oneSeed("shrink", args, stderr)
 	if err != nil {
 		return err

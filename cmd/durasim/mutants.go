@@ -68,6 +68,9 @@ type search struct {
 }
 
 func cmdMutants(args []string, stdout, stderr io.Writer) error {
+	if _, ok := targetOf(args); ok {
+		return cmdTarget("mutants", args, stdout, stderr) // target_mutants.go
+	}
 	fs := flag.NewFlagSet("durasim mutants", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	seeds := fs.String("seeds", "1:1000", fmt.Sprintf("seed range A:B searched for each variant (and run over the correct design), at most %d seeds", maxSeeds))

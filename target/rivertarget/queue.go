@@ -114,7 +114,7 @@ func Version() string {
 
 // Policy is River's timing under the queue's settings.
 func (q *Queue) Policy() target.Policy {
-	return target.Policy{RescueAfter: q.cfg.RescueAfter, AvailableWithin: q.cfg.SchedulerInterval, RetryBound: RetryBound}
+	return target.Policy{RescueAfter: q.cfg.RescueAfter, JobTimeout: q.cfg.JobTimeout, AvailableWithin: q.cfg.SchedulerInterval, RetryBound: RetryBound}
 }
 
 // Config is the queue's settings.

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/durasim/durasim/internal/pgtest"
+	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/rivertarget"
+	"github.com/durasim/durasim/targetsim"
+)
+
+// targetOf reports the value of a -target flag among args, if any.
+func targetOf(args []string) (string, bool) {
+	for i, a := range args {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "target" {
+			continue
+		}
+		if hasVal {
+			return val, true
+		}
+		if i+1 < len(args) {
+			return args[i+1], true
+		}
+		return "", true
+	}
+	return "", false
+}
+
+// targetFlags are the flags of a run against a target (-target river).
+type targetFlags struct {
+	fs          *flag.FlagSet
+	stderr      io.Writer
+	target      string
+	seed, seeds string
+	design      string
+	workers     int
+	docs        int
+	tenants     int
+	maxAttempts int
+	plan        string
+	swarm       bool
+	only        string
+	backend     string
+	db          string
+	scratchDB   bool
+	rescueAfter time.Duration
+	jsonOut     bool
+	check       bool
+}
+
+func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
+	d := targetsim.DefaultConfig()
+	f := &targetFlags{fs: flag.NewFlagSet("durasim "+verb, flag.ContinueOnError), stderr: stderr}
+	fs := f.fs
+	fs.StringVar(&f.target, "target", "", "the queue to test: river (River "+rivertarget.Version()+" through its driver API)")
+	fs.StringVar(&f.seed, "seed", "", "seed to run (an unsigned 64-bit integer)")
+	var designs []string
+	for _, d := range targetsim.Designs() {
+		designs = append(designs, d.String())
+	}
+	fs.StringVar(&f.design, "design", d.Design.String(), "handler design: "+strings.Join(designs, ", "))
+	fs.IntVar(&f.workers, "workers", d.Workers, fmt.Sprintf("worker clients, 1 to %d", targetsim.MaxWorkers))
+	fs.IntVar(&f.docs, "docs", d.Docs, fmt.Sprintf("documents the clients insert, 1 to %d", targetsim.MaxDocs))
+	fs.IntVar(&f.tenants, "tenants", d.Tenants, fmt.Sprintf("tenants (their documents share names), 1 to %d", targetsim.MaxTenants))
+	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, fmt.Sprintf("each job's max_attempts, 1 to %d", targetsim.MaxMaxAttempts))
+	fs.StringVar(&f.plan, "plan", "", "explicit fault plan, faults separated by ';' (crash w=2 at=after_effect nth=1; pause w=* at=after_fetch nth=1 for=15s; slow doc=3 for=14s; error doc=2 attempt=1; cancel doc=4; snooze doc=5 for=3s; dup doc=1 at=2s; retry doc=2; crash rescuer at=rescuer_after_stuck nth=1)")
+	fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
+	fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
+	fs.StringVar(&f.backend, "backend", rivertarget.SQLite, "the target's database: sqlite (in memory) or postgres")
+	fs.StringVar(&f.db, "db", "", "postgres: the database URL (default $"+pgURLEnv+")")
+	fs.BoolVar(&f.scratchDB, "scratch-db", false, "postgres: run in a new database made on -db's server and dropped at the end")
+	fs.DurationVar(&f.rescueAfter, "rescue-after", time.Duration(rivertarget.DefaultConfig().RescueAfter), "River's RescueStuckJobsAfter (the client's JobTimeout is half of it)")
+	if verb == "run" || verb == "mutants" {
+		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
+	}
+	if verb == "run" {
+		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
+		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
+	}
+	return f
+}
+
+// config builds the run's configuration from the flags.
+func (f *targetFlags) config() (targetsim.Config, error) {
+	c := targetsim.DefaultConfig()
+	if f.target != "river" {
+		return c, usageErr("unknown -target %q: want river", f.target)
+	}
+	d, err := targetsim.LookupDesign(f.design)
+	if err != nil {
+		return c, usageErr("%v", err)
+	}
+	c.Design, c.Workers, c.Docs, c.Tenants, c.MaxAttempts, c.Swarm = d, f.workers, f.docs, f.tenants, f.maxAttempts, f.swarm
+	if c.Plan, err = targetsim.Parse(f.plan); err != nil {
+		return c, usageErr("invalid -plan: %v", err)
+	}
+	if f.only != "" {
+		for _, s := range strings.Split(f.only, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return c, usageErr("invalid -only %q: want comma-separated document numbers", f.only)
+			}
+			c.Only = append(c.Only, n)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageErr("%v", err)
+	}
+	return c, nil
+}
+
+// open opens River on the chosen database.
+func (f *targetFlags) open() (*rivertarget.Queue, func(), error) {
+	rc := rivertarget.DefaultConfig()
+	rc.RescueAfter = target.Time(f.rescueAfter)
+	rc.JobTimeout = rc.RescueAfter / 2
+	url, drop := "", func() error { return nil }
+	switch f.backend {
+	case rivertarget.SQLite:
+		if f.db != "" || f.scratchDB {
+			return nil, nil, usageErr("-db and -scratch-db are for -backend postgres (sqlite runs in memory)")
+		}
+	case rivertarget.Postgres:
+		if url = f.db; url == "" {
+			url = os.Getenv(pgURLEnv)
+		}
+		if url == "" {
+			return nil, nil, usageErr("-backend postgres needs -db URL or $%s", pgURLEnv)
+		}
+		if f.scratchDB {
+			scratch, d, err := pgtest.Scratch(url)
+			if err != nil {
+				return nil, nil, usageErr("-scratch-db: %v", err)
+			}
+			url, drop = scratch, d
+		}
+	default:
+		return nil, nil, usageErr("invalid -backend %q for -target river: want sqlite or postgres", f.backend)
+	}
+	q, err := rivertarget.Open(context.Background(), f.backend, url, rc)
+	if err != nil {
+		_ = drop()
+		return nil, nil, usageErr("%v", err)
+	}
+	return q, func() { _ = q.Close(); _ = drop() }, nil
+}
+
+// setup parses a target command's flags and opens the queue.
+func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, targetsim.Config, *rivertarget.Queue, func(), error) {
+	f := newTargetFlags(verb, stderr)
+	if err := parseFlags(f.fs, args, stderr); err != nil {
+		return nil, targetsim.Config{}, nil, nil, err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return nil, cfg, nil, nil, err
+	}
+	q, closeQ, err := f.open()
+	if err != nil {
+		return nil, cfg, nil, nil, err
+	}
+	return f, cfg, q, closeQ, nil
+}
+
+// cmdTarget runs run, replay, shrink or mutants against a target.
+func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
+	f, cfg, q, closeQ, err := setupTarget(verb, args, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeQ()
+	ctx := context.Background()
+	switch verb {
+	case "replay":
+		seed, err := f.oneSeed()
+		if err != nil {
+			return err
+		}
+		return replayTarget(ctx, q, cfg, seed, f.backend, stdout, stderr)
+	case "shrink":
+		seed, err := f.oneSeed()
+		if err != nil {
+			return err
+		}
+		return shrinkTarget(ctx, q, cfg, seed, f.backend, stdout)
+	case "mutants":
+		rng, err := f.seedList(1, 200)
+		if err != nil {
+			return err
+		}
+		return targetMutants(ctx, q, cfg, rng, f.backend, stdout)
+	}
+	seeds, err := f.seedList(1, 1)
+	if err != nil {
+		return err
+	}
+	if f.check {
+		return checkTargetDeterminism(ctx, q, cfg, seeds, stdout)
+	}
+	return sweepTarget(ctx, q, cfg, seeds, f, stdout)
+}
+
+func (f *targetFlags) oneSeed() (uint64, error) {
+	if f.seed == "" {
+		return 0, usageErr("give -seed N")
+	}
+	return parseSeed(f.seed)
+}
+
+// seedList is -seed N, -seeds A:B, or lo:hi.
+func (f *targetFlags) seedList(lo, hi uint64) (seedRange, error) {
+	switch {
+	case f.seed != "" && f.seeds != "":
+		return seedRange{}, usageErr("give -seed or -seeds, not both")
+	case f.seeds != "":
+		r, err := parseRange(f.seeds)
+		if err == nil && r.hi-r.lo >= maxSeeds {
+			err = usageErr("-seeds %s: at most %d seeds", f.seeds, maxSeeds)
+		}
+		return r, err
+	case f.seed != "":
+		s, err := parseSeed(f.seed)
+		return seedRange{s, s}, err
+	}
+	return seedRange{lo, hi}, nil
+}
+
+func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange, f *targetFlags, stdout io.Writer) error {
+	sum := targetsim.NewSummary()
+	var first *targetsim.Result
+	for seed := seeds.lo; ; seed++ {
+		res, err := targetsim.Run(ctx, q, cfg, seed)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		sum.Add(res)
+		if res.Failed() && first == nil {
+			first = res
+		}
+		if seed == seeds.hi {
+			break
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		sum.Print(stdout)
+	}
+	if first == nil {
+		return nil
+	}
+	if !f.jsonOut {
+		if err := explainTargetFailure(ctx, q, cfg, first, f.backend, stdout); err != nil {
+			return err
+		}
+	}
+	return errViolation
+}
+
+// explainTargetFailure prints a failing seed, its violations and its
+// shrunk counterexample with the command that replays it.
+func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, backend string, w io.Writer) error {
+	fmt.Fprintf(w, "\nFAIL seed %d (design %s)\n", res.Seed, cfg.Design)
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "  violation: %s\n", v)
+	}
+	if res.Swarm != "" {
+		fmt.Fprintf(w, "  swarm %s\n", res.Swarm)
+	}
+	sh, err := targetsim.Shrink(ctx, q, cfg, res.Seed, res)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	fmt.Fprintf(w, "  shrunk in %d runs to %d fault(s), %d document(s), %d worker(s): %s\n", sh.Runs, len(sh.Config.Plan.Faults),
+		docsOf(sh.Config), sh.Config.Workers, planText(sh.Config.Plan))
+	fmt.Fprintf(w, "  first violation after shrinking: %s\n", sh.Result.Violations[0])
+	fmt.Fprintf(w, "  reproduce: %s\n", targetsim.Command("replay", backend, sh.Config, res.Seed))
+	return nil
+}
+
+func docsOf(c targetsim.Config) int {
+	if c.Only != nil {
+		return len(c.Only)
+	}
+	return c.Docs
+}
+
+func planText(p targetsim.Plan) string {
+	if len(p.Faults) == 0 {
+		return "(no fault)"
+	}
+	return p.String()
+}
+
+func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout, stderr io.Writer) error {
+	cfg.KeepTrace = true
+	res, err := targetsim.Run(ctx, q, cfg, seed)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	for _, line := range res.Trace {
+		fmt.Fprintln(stdout, line)
+	}
+	for _, v := range res.Violations {
+		fmt.Fprintf(stderr, "violation: %s\n", v)
+	}
+	if n := len(res.Exposures); n > 0 {
+		fmt.Fprintf(stderr, "exposure: %d overlap(s) of two workers on one job\n", n)
+	}
+	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
+	if res.Failed() {
+		fmt.Fprintf(stderr, "reproduce: %s\n", targetsim.Command("replay", backend, cfg, seed))
+		return errViolation
+	}
+	return nil
+}
+
+func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout io.Writer) error {
+	res, err := targetsim.Run(ctx, q, cfg, seed)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	if !res.Failed() {
+		fmt.Fprintf(stdout, "seed %d violates no check: nothing to shrink\n", seed)
+		return nil
+	}
+	if err := explainTargetFailure(ctx, q, cfg, res, backend, stdout); err != nil {
+		return err
+	}
+	return errViolation
+}
+
+func checkTargetDeterminism(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange, stdout io.Writer) error {
+	cfg.KeepTrace = true
+	for seed := seeds.lo; ; seed++ {
+		a, err := targetsim.Run(ctx, q, cfg, seed)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		b, err := targetsim.Run(ctx, q, cfg, seed)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		if a.Hash != b.Hash {
+			for i := range min(len(a.Trace), len(b.Trace)) {
+				if a.Trace[i] != b.Trace[i] {
+					fmt.Fprintf(stdout, "seed %d is NOT deterministic: first diverging line %d\n  run 1: %s\n  run 2: %s\n", seed, i+1, a.Trace[i], b.Trace[i])
+					return errViolation
+				}
+			}
+			fmt.Fprintf(stdout, "seed %d is NOT deterministic: %d lines against %d\n", seed, len(a.Trace), len(b.Trace))
+			return errViolation
+		}
+		fmt.Fprintf(stdout, "seed %d deterministic: two runs, hash %s\n", seed, a.HashHex())
+		if seed == seeds.hi {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package targetsim
+
+import (
+	"context"
+	"slices"
+
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/target"
+)
+
+// Shrunk is a failing run reduced: the smallest configuration found that
+// still fails the same check, and its run.
+type Shrunk struct {
+	Config Config
+	Result *Result
+	Runs   int // runs the shrinker made
+}
+
+// Shrink reduces a failing run of seed: the swarm's faults become the
+// realized plan, then faults are dropped one at a time, then documents
+// (Only), then workers, each change kept while the run still fails the
+// check it failed first. The seed stays: only what it runs shrinks.
+func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed *Result) (*Shrunk, error) {
+	want := failed.Violations[0].Invariant
+	s := &Shrunk{Config: cfg, Result: failed}
+	try := func(c Config) (bool, error) {
+		s.Runs++
+		res, err := Run(ctx, q, c, seed)
+		if err != nil {
+			return false, err
+		}
+		if !failsWith(res, want) {
+			return false, nil
+		}
+		s.Config, s.Result = c, res
+		return true, nil
+	}
+	if cfg.Swarm {
+		c := cfg
+		c.Swarm, c.Plan = false, failed.Realized
+		if ok, err := try(c); err != nil || !ok {
+			return s, err // the realized plan alone does not fail: keep the swarm run
+		}
+	}
+	for i := len(s.Config.Plan.Faults) - 1; i >= 0; i-- {
+		c := s.Config
+		c.Plan = c.Plan.Without(i)
+		if _, err := try(c); err != nil {
+			return s, err
+		}
+	}
+	if err := s.shrinkDocs(try); err != nil {
+		return s, err
+	}
+	for s.Config.Workers > 1 {
+		c := s.Config
+		c.Workers--
+		if !c.fitsWorkers() {
+			break
+		}
+		if ok, err := try(c); err != nil || !ok {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// shrinkDocs leaves out documents one at a time (those the plan names
+// stay), keeping each removal the failure survives.
+func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
+	only := s.Config.Only
+	if only == nil {
+		for d := 1; d <= s.Config.Docs; d++ {
+			only = append(only, d)
+		}
+	}
+	for i := len(only) - 1; i >= 0 && len(only) > 1; i-- {
+		if s.Config.Plan.names(only[i]) {
+			continue
+		}
+		c := s.Config
+		c.Only = slices.Delete(slices.Clone(only), i, i+1)
+		ok, err := try(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			only = c.Only
+		}
+	}
+	return nil
+}
+
+// names reports whether a fault of the plan names document d.
+func (p Plan) names(d int) bool {
+	return slices.ContainsFunc(p.Faults, func(f Fault) bool { return f.Doc == d })
+}
+
+// fitsWorkers: no fault names a worker past Workers.
+func (c Config) fitsWorkers() bool {
+	return !slices.ContainsFunc(c.Plan.Faults, func(f Fault) bool { return f.Worker > c.Workers })
+}
+
+func failsWith(res *Result, inv string) bool {
+	return slices.ContainsFunc(res.Violations, func(v invariants.Violation) bool { return v.Invariant == inv })
+}

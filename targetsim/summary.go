@@ -1,0 +1,140 @@
+package targetsim
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+
+	"github.com/durasim/durasim/invariants"
+)
+
+// Summary is a sweep's account: seeds, ops, the traces' folded hash, the
+// faults and paths taken, the exposures and every check's verdict.
+type Summary struct {
+	Target     string         `json:"target"`
+	Design     string         `json:"design"`
+	Seeds      int            `json:"seeds"`
+	Ops        int            `json:"ops"`
+	Traces     string         `json:"traces"` // the seeds' trace hashes folded in seed order
+	Faults     map[string]int `json:"faults"`
+	Paths      Counts         `json:"paths"`
+	Exposures  int            `json:"exposures"`       // overlaps: two workers on one job at once
+	Exposed    int            `json:"exposed_seeds"`   // seeds with one
+	Violations map[string]int `json:"violating_seeds"` // per check: seeds that violate it
+	Failing    []uint64       `json:"failing_seeds"`
+	fold       foldHash
+}
+
+// NewSummary starts an empty summary.
+func NewSummary() *Summary {
+	return &Summary{Faults: map[string]int{}, Violations: map[string]int{}, fold: newFold()}
+}
+
+// Add folds one seed's result in (call in seed order).
+func (s *Summary) Add(r *Result) {
+	s.Target, s.Design = r.Target, r.Config.Design.String()
+	s.Seeds++
+	s.Ops += r.Lines
+	s.fold.add(r.Hash)
+	s.Traces = fmt.Sprintf("%016x", s.fold.sum())
+	for _, f := range r.Realized.Faults {
+		s.Faults[f.Kind.String()]++
+	}
+	s.Paths.add(r.Counts)
+	if n := len(r.Exposures); n > 0 {
+		s.Exposures += n
+		s.Exposed++
+	}
+	seen := map[string]bool{}
+	for _, v := range r.Violations {
+		if !seen[v.Invariant] {
+			seen[v.Invariant] = true
+			s.Violations[v.Invariant]++
+		}
+	}
+	if r.Failed() {
+		s.Failing = append(s.Failing, r.Seed)
+	}
+}
+
+func (c *Counts) add(o Counts) {
+	c.Inserts += o.Inserts
+	c.UniqueSkipped += o.UniqueSkipped
+	c.Polls += o.Polls
+	c.Fetches += o.Fetches
+	c.Reports += o.Reports
+	c.Refused += o.Refused
+	c.Rollbacks += o.Rollbacks
+	c.StaleCompletions += o.StaleCompletions
+	c.Stuck += o.Stuck
+	c.Rescued += o.Rescued
+	c.Scheduled += o.Scheduled
+	c.Crashes += o.Crashes
+	c.Pauses += o.Pauses
+	c.Retries += o.Retries
+	c.ZombieWrites += o.ZombieWrites
+	c.Timeouts += o.Timeouts
+}
+
+// Print writes the summary as the CLI shows it.
+func (s *Summary) Print(w io.Writer) {
+	fmt.Fprintf(w, "target      %s\n", s.Target)
+	fmt.Fprintf(w, "design      %s\n", s.Design)
+	fmt.Fprintf(w, "seeds       %d (every one drained or ran out its quiescence window)\n", s.Seeds)
+	fmt.Fprintf(w, "ops         %d\n", s.Ops)
+	fmt.Fprintf(w, "traces      %s (the seeds' trace hashes, folded in seed order)\n", s.Traces)
+	var faults []string
+	for _, k := range FaultKinds() {
+		faults = append(faults, fmt.Sprintf("%s=%d", k, s.Faults[k.String()]))
+	}
+	fmt.Fprintf(w, "faults      %s\n", strings.Join(faults, " "))
+	p := s.Paths
+	fmt.Fprintf(w, "paths       inserts=%d unique-skipped=%d polls=%d fetches=%d reports=%d refused=%d rollbacks=%d stale-completions=%d stuck=%d rescued=%d scheduled=%d crashes=%d pauses=%d retries=%d zombie-writes=%d timeouts=%d\n",
+		p.Inserts, p.UniqueSkipped, p.Polls, p.Fetches, p.Reports, p.Refused, p.Rollbacks, p.StaleCompletions, p.Stuck, p.Rescued,
+		p.Scheduled, p.Crashes, p.Pauses, p.Retries, p.ZombieWrites, p.Timeouts)
+	fmt.Fprintf(w, "exposure    %d overlaps in %d seeds (two workers on one job at once: River is at least once; counted, not failed)\n",
+		s.Exposures, s.Exposed)
+	for _, name := range invariants.TargetChecks() {
+		verdict := "holds"
+		if n := s.Violations[name]; n > 0 {
+			verdict = fmt.Sprintf("VIOLATED in %d seed(s)", n)
+		}
+		fmt.Fprintf(w, "  %-26s %s\n", name, verdict)
+	}
+	fmt.Fprintf(w, "violations  %d seed(s)\n", len(s.Failing))
+}
+
+// foldHash folds 64-bit hashes in order.
+type foldHash struct {
+	h interface {
+		Write([]byte) (int, error)
+		Sum64() uint64
+	}
+}
+
+func newFold() foldHash { return foldHash{h: fnv.New64a()} }
+
+func (f foldHash) add(v uint64) {
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+	_, _ = f.h.Write(b[:])
+}
+
+func (f foldHash) sum() uint64 { return f.h.Sum64() }
+
+// Command is the durasim command line that reruns seed of cfg against the
+// target: "go run ./cmd/durasim replay -target river -seed 7 ...".
+func Command(verb, backend string, cfg Config, seed uint64) string {
+	cmd := fmt.Sprintf("go run ./cmd/durasim %s -target river", verb)
+	if backend != "" && backend != "sqlite" {
+		cmd += " -backend " + backend
+	}
+	cmd += fmt.Sprintf(" -seed %d", seed)
+	if fl := cfg.Flags(); fl != "" {
+		cmd += " " + fl
+	}
+	return cmd
+}
