@@ -58,9 +58,9 @@ type TargetFeed struct {
 type TargetReport struct {
 	Violations []Violation
 	// Exposures are the times two workers worked one job at once: a
-	// fetch while another worker's attempt was still in its hands (it
-	// later reported, wrote or committed). An at-least-once queue allows
-	// them; they are counted, not violations.
+	// fetch while another worker still held an attempt of it (fetched,
+	// and neither reported, committed nor crashed since). An
+	// at-least-once queue allows them; they are counted, not violations.
 	Exposures []Exposure
 }
 
@@ -254,7 +254,9 @@ func (c *targetChecker) fetch(o *target.Op) {
 	if j == nil {
 		return
 	}
-	c.leftFinal(j, o, "it was fetched again by "+o.Actor)
+	if c.leftFinal(j, o, "it was fetched again by "+o.Actor) {
+		j.final = nil // follow it from here: one violation per escape
+	}
 	if j.state == target.Running && j.final == nil {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("j%d was fetched by %s while running (fetched by %s), never rescued since", j.id, o.Actor,
 			j.stateOp.Actor), j.stateOp, o)
@@ -339,6 +341,9 @@ func (c *targetChecker) completeTx(p, commit *target.Op) {
 		return
 	}
 	if j.final != nil {
+		if j.final.State != target.Completed && c.leftFinal(j, p, "it came back completed from "+p.Actor+"'s transaction") {
+			j.state, j.stateOp, j.final = target.Completed, commit, p
+		}
 		return // completed before: the row came back as it was
 	}
 	if j.state != target.Running {
@@ -382,6 +387,19 @@ func (c *targetChecker) report(o *target.Op) {
 	}
 }
 
+// backoff checks the delay a retry set (o.At from o.T) against the
+// policy's bounds after the errors-th error.
+func (c *targetChecker) backoff(j *tjob, o *target.Op, errors int, what string) {
+	if c.feed.RetryBound == nil {
+		return
+	}
+	lo, hi := c.feed.RetryBound(errors)
+	if d := o.At - o.T; d < lo || d > hi {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d's %s after error %d is due in %s, outside the policy's [%s, %s]", j.id, what, errors,
+			target.FormatSeconds(d), target.FormatSeconds(lo), target.FormatSeconds(hi)), o)
+	}
+}
+
 // reportState recomputes what a report must leave the job in (and the
 // retry's time within the policy), and reports whether the queue did.
 //
@@ -410,14 +428,11 @@ func (c *targetChecker) reportState(j *tjob, o *target.Op, h *holder) (string, b
 		if seenAttempt >= j.max {
 			return "discarded", o.State == target.Discarded
 		}
-		if c.feed.RetryBound != nil {
-			lo, hi := c.feed.RetryBound(seenErrors + 1)
-			if d := o.At - o.T; d < lo || d > hi {
-				c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d's retry after error %d is due in %s, outside the policy's [%s, %s]", j.id, seenErrors+1,
-					target.FormatSeconds(d), target.FormatSeconds(lo), target.FormatSeconds(hi)), o)
-			}
+		if !soon(target.Retryable) {
+			return "retryable", false
 		}
-		return "retryable", soon(target.Retryable)
+		c.backoff(j, o, seenErrors+1, "retry")
+		return "retryable", true
 	}
 	return "a known outcome", false
 }
@@ -427,7 +442,9 @@ func (c *targetChecker) stuck(o *target.Op) {
 	if j == nil {
 		return
 	}
-	if !c.leftFinal(j, o, "the rescuer found it running") && j.state != target.Running {
+	if c.leftFinal(j, o, "the rescuer found it running") {
+		j.final, j.state = nil, target.Running
+	} else if j.state != target.Running {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the rescuer found j%d running; the history has it %s", j.id, j.state), j.stateOp, o)
 	}
 	j.lastStuck = o
@@ -453,6 +470,8 @@ func (c *targetChecker) rescue(o *target.Op) {
 	}
 	if o.State != want && !(want == target.Retryable && o.State == target.Available) && o.State != target.Cancelled {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the rescuer made j%d (attempt %d of %d) %s, not %s", j.id, j.attempt, j.max, o.State, want), o)
+	} else if !o.State.Final() {
+		c.backoff(j, o, j.errors, "rescue")
 	}
 	j.state, j.stateOp = o.State, o
 	if o.State.Final() {
@@ -475,7 +494,10 @@ func (c *targetChecker) schedule(o *target.Op) {
 		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler made j%d available at %s, before %s, the time %s set", j.id,
 			target.FormatSeconds(o.T), target.FormatSeconds(j.visible), j.visOp.Kind), j.visOp, o)
 	}
-	j.final, j.state, j.stateOp = nil, target.Available, o
+	j.final, j.state, j.stateOp = nil, o.State, o
+	if o.State.Final() { // discarded: another live job holds its unique args
+		j.final = o
+	}
 }
 
 func (c *targetChecker) retry(o *target.Op) {
@@ -533,6 +555,10 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 	if j.final != nil && row.State != j.final.State {
 		c.add(TargetFinalKept, j.id, fmt.Sprintf("j%d was %s (%s by %s); the database says %s", j.id, j.final.State, j.final.Kind,
 			j.final.Actor, row.State), j.final)
+	}
+	if j.final == nil && row.State != j.state {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d %s; the history left it %s (%s by %s)", j.id, row.State, j.state,
+			j.stateOp.Kind, j.stateOp.Actor), j.stateOp)
 	}
 	if row.Attempt != j.attempt {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d at attempt %d; the history counts %d", j.id, row.Attempt, j.attempt), j.stateOp)

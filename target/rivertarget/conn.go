@@ -1,10 +1,12 @@
 package rivertarget
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -234,6 +236,9 @@ func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued,
 	if err != nil {
 		return nil, err
 	}
+	// The rows come back in no set order (PostgreSQL's UPDATE ... RETURNING
+	// and SQLite's differ): by id, so both databases print one trace.
+	slices.SortFunc(res, func(a, b *riverdriver.JobScheduleResult) int { return cmp.Compare(a.Job.ID, b.Job.ID) })
 	out := make([]target.Rescued, 0, len(res))
 	for _, r := range res {
 		st := target.Available
