@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
 )
 
 // Backends.
@@ -74,106 +71,6 @@ func migrate[TTx any](ctx context.Context, d riverdriver.Driver[TTx]) error {
 	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	return err
 }
-
-// sqliteDB is River on an in-memory SQLite database, one connection: the
-// simulator makes one call at a time, and a transaction never outlives a
-// call of the seam.
-type sqliteDB struct {
-	db     *sql.DB
-	driver *riversqlite.Driver
-}
-
-func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
-	if url == "" {
-		url = "file::memory:"
-	}
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	db, err := sql.Open("sqlite", url+sep+"_pragma=busy_timeout(10000)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	s := &sqliteDB{db: db, driver: riversqlite.New(db)}
-	if err := s.init(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
-	return s, nil
-}
-
-func (s *sqliteDB) init(ctx context.Context) error {
-	if err := migrate(ctx, s.driver); err != nil {
-		return err
-	}
-	for _, q := range durasimSchema("INTEGER PRIMARY KEY AUTOINCREMENT") {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *sqliteDB) exec() riverdriver.Executor { return s.driver.GetExecutor() }
-
-func (s *sqliteDB) begin(ctx context.Context) (dbTx, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &sqliteTx{tx: tx, ex: s.driver.UnwrapExecutor(tx)}, nil
-}
-
-func (s *sqliteDB) run(ctx context.Context, q string, args ...any) error {
-	_, err := s.db.ExecContext(ctx, q, args...)
-	return err
-}
-
-func (s *sqliteDB) ints(ctx context.Context, q string) ([]int64, error) {
-	r, err := s.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return scanInts(r)
-}
-
-func (s *sqliteDB) effects(ctx context.Context) (rows, error) {
-	return s.db.QueryContext(ctx, effectsQuery)
-}
-
-// reset empties the tables and their id sequences, so that a seed's ids
-// start at 1 again.
-func (s *sqliteDB) reset(ctx context.Context) error {
-	for _, q := range []string{"DELETE FROM river_job", "DELETE FROM durasim_effect", "DELETE FROM durasim_ledger",
-		"DELETE FROM sqlite_sequence WHERE name IN ('river_job', 'durasim_effect')"} {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *sqliteDB) close() error { return s.db.Close() }
-
-type sqliteTx struct {
-	tx *sql.Tx
-	ex riverdriver.ExecutorTx
-}
-
-func (t *sqliteTx) exec() riverdriver.ExecutorTx { return t.ex }
-func (t *sqliteTx) run(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := t.tx.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
-func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
 
 // pgDB is River on PostgreSQL through pgx, one connection for the same
 // reason as SQLite's.
