@@ -23,6 +23,12 @@ const (
 	TargetDrained     = "target-drained"     // liveness: every job finished once the faults stopped
 )
 
+// TargetHandlerCheck reports whether check name judges the handler's
+// effects (one per document, tenants apart) rather than the queue's own
+// guarantees: a correct handler must pass these on any queue; the others
+// find the queue's faults.
+func TargetHandlerCheck(name string) bool { return name == TargetEffectOnce || name == TargetTenant }
+
 // TargetChecks lists the target checks in report order.
 func TargetChecks() []string {
 	return []string{TargetFinalKept, TargetAttempts, TargetUnique, TargetRetryTiming, TargetEffectOnce, TargetTenant,

@@ -63,19 +63,20 @@ type FaultKind uint8
 
 // The fault kinds.
 const (
-	FaultNone FaultKind = iota
-	Crash               // an actor dies at a boundary: its connection closes, an open transaction rolls back
-	Pause               // an actor freezes at a boundary for a while (a zombie once its job is rescued)
-	Slow                // a document's work takes this long, past the stuck horizon, not watching its context
-	Error               // a document's handler returns an error (retried, or discarded at max attempts)
-	CancelJob           // a document's handler asks to cancel its job (River's JobCancel)
-	SnoozeJob           // a document's handler snoozes its job (River's JobSnooze)
-	Duplicate           // a client inserts a document again (unique options: the same job)
-	Retry               // an operator asks a discarded or cancelled job to run again (JobRetry)
+	FaultNone   FaultKind = iota
+	Crash                 // an actor dies at a boundary: its connection closes, an open transaction rolls back
+	Pause                 // an actor freezes at a boundary for a while (a zombie once its job is rescued)
+	Slow                  // a document's work takes this long, past the stuck horizon, not watching its context
+	Error                 // a document's handler returns an error (retried, or discarded at max attempts)
+	CancelJob             // a document's handler asks to cancel its job (River's JobCancel)
+	SnoozeJob             // a document's handler snoozes its job (River's JobSnooze)
+	Duplicate             // a client inserts a document again (unique options: the same job)
+	Retry                 // an operator asks a discarded or cancelled job to run again (JobRetry)
+	FewAttempts           // a document's job is inserted with max_attempts Max instead of the run's
 	faultKindCount
 )
 
-var faultNames = [faultKindCount]string{"none", "crash", "pause", "slow", "error", "cancel", "snooze", "dup", "retry"}
+var faultNames = [faultKindCount]string{"none", "crash", "pause", "slow", "error", "cancel", "snooze", "dup", "retry", "few"}
 
 func (k FaultKind) String() string {
 	if k >= faultKindCount {
@@ -106,6 +107,7 @@ type Fault struct {
 	Attempt  int // error, cancel, snooze, slow: that attempt only (0: every attempt)
 	For      target.Time
 	AtTime   target.Time // dup: when the client sends it again
+	Max      int         // few: the document's max_attempts
 	consumed bool
 }
 
@@ -131,6 +133,8 @@ func (f Fault) String() string {
 		fmt.Fprintf(&b, " doc=%d at=%s", f.Doc, target.FormatSeconds(f.AtTime))
 	case Retry:
 		fmt.Fprintf(&b, " doc=%d", f.Doc)
+	case FewAttempts:
+		fmt.Fprintf(&b, " doc=%d max=%d", f.Doc, f.Max)
 	default:
 		fmt.Fprintf(&b, " doc=%d", f.Doc)
 		if f.Attempt != 0 {
@@ -167,7 +171,8 @@ const maxFor = 3600 * target.Second
 // and key=value fields ("crash w=2 at=after_effect nth=1", "pause rescuer
 // at=rescuer_after_stuck nth=1 for=3s", "slow doc=3 for=25s",
 // "error doc=2 attempt=1", "cancel doc=4", "snooze doc=5 for=3s",
-// "dup doc=1 at=2s", "retry doc=2"). Empty text is the empty plan.
+// "dup doc=1 at=2s", "retry doc=2", "few doc=3 max=1"). Empty text is
+// the empty plan.
 func Parse(text string) (Plan, error) {
 	var p Plan
 	for _, part := range strings.FieldsFunc(text, func(r rune) bool { return r == ';' || r == '\n' }) {
@@ -236,6 +241,11 @@ func (f *Fault) set(key, val string, hasVal bool) error {
 		f.Doc, err = positive(key, val)
 	case "attempt":
 		f.Attempt, err = positive(key, val)
+	case "max":
+		f.Max, err = positive(key, val)
+		if err == nil && f.Max > MaxMaxAttempts {
+			err = fmt.Errorf("max=%s: want at most %d", val, MaxMaxAttempts)
+		}
 	case "for":
 		f.For, err = parseSeconds(key, val)
 		if err == nil && (f.For <= 0 || f.For > maxFor) {
@@ -252,11 +262,11 @@ func (f *Fault) validate(seen []string) error {
 	allowed := map[FaultKind][]string{
 		Crash: {"w", "rescuer", "at", "nth"}, Pause: {"w", "rescuer", "at", "nth", "for"},
 		Slow: {"doc", "attempt", "for"}, Error: {"doc", "attempt"}, CancelJob: {"doc", "attempt"},
-		SnoozeJob: {"doc", "attempt", "for"}, Duplicate: {"doc", "at"}, Retry: {"doc"},
+		SnoozeJob: {"doc", "attempt", "for"}, Duplicate: {"doc", "at"}, Retry: {"doc"}, FewAttempts: {"doc", "max"},
 	}[f.Kind]
 	required := map[FaultKind][]string{
 		Crash: {"at", "nth"}, Pause: {"at", "nth", "for"}, Slow: {"doc", "for"}, Error: {"doc"}, CancelJob: {"doc"},
-		SnoozeJob: {"doc", "for"}, Duplicate: {"doc", "at"}, Retry: {"doc"},
+		SnoozeJob: {"doc", "for"}, Duplicate: {"doc", "at"}, Retry: {"doc"}, FewAttempts: {"doc", "max"},
 	}[f.Kind]
 	for _, k := range seen {
 		if !slices.Contains(allowed, k) {

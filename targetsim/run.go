@@ -35,6 +35,24 @@ type Result struct {
 // Failed reports whether an oracle found a violation.
 func (r *Result) Failed() bool { return len(r.Violations) > 0 }
 
+// FirstHandler is the name of the first violated check of the handler's
+// effects ("" when none).
+func (r *Result) FirstHandler() string {
+	for _, v := range r.Violations {
+		if invariants.TargetHandlerCheck(v.Invariant) {
+			return v.Invariant
+		}
+	}
+	return ""
+}
+
+// HandlerFailed reports whether a check of the handler's effects failed
+// (invariants.TargetHandlerCheck): the handler's design is at fault, not
+// only the queue.
+func (r *Result) HandlerFailed() bool {
+	return slices.ContainsFunc(r.Violations, func(v invariants.Violation) bool { return invariants.TargetHandlerCheck(v.Invariant) })
+}
+
 // HashHex is the trace hash as 16 hex digits.
 func (r *Result) HashHex() string { return fmt.Sprintf("%016x", r.Hash) }
 
@@ -101,10 +119,13 @@ const (
 	streamTie
 	streamSwarm
 	streamJitter
+	streamWork   // a job's work time: drawn from (seed, document, attempt)
+	streamWorker // and up: each worker's own poll jitter
 )
 
 type doc struct {
 	args target.Args
+	max  int // its job's max_attempts
 	job  target.JobID
 	at   target.Time
 }
@@ -172,29 +193,45 @@ func (r *run) start() {
 	for i := range r.cfg.Docs {
 		at += r.between(wl, 0, arrivalGapMax)
 		t := tenantNames[i%r.cfg.Tenants]
-		r.docs = append(r.docs, doc{args: target.Args{Tenant: t, Doc: "d" + strconv.Itoa(i/r.cfg.Tenants+1), Version: 1}, at: at})
+		r.docs = append(r.docs, doc{args: target.Args{Tenant: t, Doc: "d" + strconv.Itoa(i/r.cfg.Tenants+1), Version: 1}, max: r.cfg.MaxAttempts, at: at})
 		if r.cfg.Only == nil || slices.Contains(r.cfg.Only, i+1) {
 			r.pending++
 			r.sched.At(scheduler.Time(at), scheduler.Event{Kind: evArrive, Arg: int64(i)})
 		}
 	}
 	for i, f := range r.plan {
+		if f.Kind == FewAttempts {
+			r.docs[f.Doc-1].max = f.Max
+			r.realize(i)
+		}
 		if f.Kind == Duplicate {
 			r.pending++
 			r.sched.At(scheduler.Time(f.AtTime), scheduler.Event{Kind: evDup, Arg: int64(i)})
 		}
 	}
 	for i := range r.cfg.Workers {
-		w := &worker{r: r, idx: i + 1}
+		w := &worker{r: r, idx: i + 1, lat: scheduler.Derive(r.seed, streamWorker+scheduler.StreamID(i))}
 		w.incarnate()
 		r.work = append(r.work, w)
-		w.after(r.between(r.lat, 0, 50*ms), stepPoll)
+		w.after(r.between(w.lat, 0, 50*ms), stepPoll)
 	}
 	r.resc = rescuer{r: r, conn: r.q.Conn("rescuer")}
 	r.sched.At(scheduler.Time(rescuerInterval), scheduler.Event{Kind: evRescuer})
 	r.sched.At(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 	r.sched.At(scheduler.Time(quiesceAt), scheduler.Event{Kind: evQuiesce})
+}
+
+// workTime is how long a document's attempt works: drawn from the seed,
+// the document and the attempt alone, so that what other documents and
+// workers do (or a shrinker leaves out) does not move it.
+func (r *run) workTime(j target.Job) target.Time {
+	key := uint64(j.ID)
+	if di, ok := r.byJob[j.ID]; ok && di >= 0 {
+		key = uint64(di + 1)
+	}
+	s := scheduler.Derive(r.seed^key*0x9e3779b97f4a7c15^uint64(j.Attempt)<<32, streamWork)
+	return r.between(s, 20*ms, 400*ms)
 }
 
 // between draws a whole number of milliseconds in [lo, hi].
@@ -310,7 +347,7 @@ func (r *run) drained() bool {
 
 func (r *run) arrive(i int, dup bool) {
 	d := &r.docs[i]
-	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: r.cfg.MaxAttempts, Unique: true})
+	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
 	if err != nil {
 		r.fail("insert", err)
 		return
@@ -320,7 +357,7 @@ func (r *run) arrive(i int, dup bool) {
 		r.counts.UniqueSkipped++
 	}
 	r.inserted(target.Op{Kind: target.OpInsert, Actor: "client", Job: ins.Job, Kind2: KindDoc, Args: d.args,
-		MaxAttempts: r.cfg.MaxAttempts, Unique: true, Skipped: ins.Skipped}, i)
+		MaxAttempts: d.max, Unique: true, Skipped: ins.Skipped}, i)
 	if !dup || d.job == 0 {
 		d.job = ins.Job
 	}

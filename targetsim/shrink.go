@@ -19,9 +19,13 @@ type Shrunk struct {
 // Shrink reduces a failing run of seed: the swarm's faults become the
 // realized plan, then faults are dropped one at a time, then documents
 // (Only), then workers, each change kept while the run still fails the
-// check it failed first. The seed stays: only what it runs shrinks.
-func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed *Result) (*Shrunk, error) {
-	want := failed.Violations[0].Invariant
+// check it failed first (or check inv, when not ""). The seed stays: only
+// what it runs shrinks.
+func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed *Result, inv string) (*Shrunk, error) {
+	want := inv
+	if want == "" {
+		want = failed.Violations[0].Invariant
+	}
 	s := &Shrunk{Config: cfg, Result: failed}
 	try := func(c Config) (bool, error) {
 		s.Runs++
@@ -41,6 +45,9 @@ func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed
 		if ok, err := try(c); err != nil || !ok {
 			return s, err // the realized plan alone does not fail: keep the swarm run
 		}
+	}
+	if err := s.smallSubsets(try); err != nil {
+		return s, err
 	}
 	for i := len(s.Config.Plan.Faults) - 1; i >= 0; i-- {
 		c := s.Config
@@ -65,6 +72,39 @@ func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed
 	return s, nil
 }
 
+// smallSubsets tries the plan's faults alone, then in pairs, keeping the
+// first subset that still fails: one fault removed at a time can keep a
+// fault that only changes the timing the failure happened to need, where
+// the failure has a smaller cause of its own.
+func (s *Shrunk) smallSubsets(try func(Config) (bool, error)) error {
+	fs := s.Config.Plan.Faults
+	if len(fs) <= 2 || len(fs) > 12 {
+		return nil
+	}
+	for size := 1; size <= 2; size++ {
+		for i := range fs {
+			for j := i + 1; j <= len(fs); j++ {
+				sub := []Fault{fs[i]}
+				if size == 2 {
+					if j == len(fs) {
+						continue
+					}
+					sub = append(sub, fs[j])
+				} else if j > i+1 {
+					break
+				}
+				c := s.Config
+				c.Plan = Plan{Faults: sub}
+				ok, err := try(c)
+				if err != nil || ok {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // shrinkDocs leaves out documents one at a time (those the plan names
 // stay), keeping each removal the failure survives.
 func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
@@ -72,6 +112,25 @@ func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
 	if only == nil {
 		for d := 1; d <= s.Config.Docs; d++ {
 			only = append(only, d)
+		}
+	}
+	// First the documents the plan names and nothing else, then one
+	// removal at a time.
+	var named []int
+	for _, d := range only {
+		if s.Config.Plan.names(d) {
+			named = append(named, d)
+		}
+	}
+	if len(named) > 0 && len(named) < len(only) {
+		c := s.Config
+		c.Only = named
+		ok, err := try(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			only = named
 		}
 	}
 	for i := len(only) - 1; i >= 0 && len(only) > 1; i-- {
@@ -99,6 +158,16 @@ func (p Plan) names(d int) bool {
 // fitsWorkers: no fault names a worker past Workers.
 func (c Config) fitsWorkers() bool {
 	return !slices.ContainsFunc(c.Plan.Faults, func(f Fault) bool { return f.Worker > c.Workers })
+}
+
+// First is the result's first violation of check inv.
+func (r *Result) First(inv string) invariants.Violation {
+	for _, v := range r.Violations {
+		if v.Invariant == inv {
+			return v
+		}
+	}
+	return invariants.Violation{}
 }
 
 func failsWith(res *Result, inv string) bool {

@@ -23,7 +23,10 @@ type Summary struct {
 	Exposed    int            `json:"exposed_seeds"`   // seeds with one
 	Violations map[string]int `json:"violating_seeds"` // per check: seeds that violate it
 	Failing    []uint64       `json:"failing_seeds"`
-	fold       foldHash
+	// HandlerFailing are the failing seeds where a check of the handler's
+	// effects failed; the others failed only the queue's own guarantees.
+	HandlerFailing []uint64 `json:"handler_failing_seeds"`
+	fold           foldHash
 }
 
 // NewSummary starts an empty summary.
@@ -55,6 +58,9 @@ func (s *Summary) Add(r *Result) {
 	}
 	if r.Failed() {
 		s.Failing = append(s.Failing, r.Seed)
+	}
+	if r.HandlerFailed() {
+		s.HandlerFailing = append(s.HandlerFailing, r.Seed)
 	}
 }
 
@@ -100,9 +106,14 @@ func (s *Summary) Print(w io.Writer) {
 		if n := s.Violations[name]; n > 0 {
 			verdict = fmt.Sprintf("VIOLATED in %d seed(s)", n)
 		}
-		fmt.Fprintf(w, "  %-26s %s\n", name, verdict)
+		whose := "the queue's guarantee"
+		if invariants.TargetHandlerCheck(name) {
+			whose = "the handler's effects"
+		}
+		fmt.Fprintf(w, "  %-26s %-22s %s\n", name, whose, verdict)
 	}
-	fmt.Fprintf(w, "violations  %d seed(s)\n", len(s.Failing))
+	fmt.Fprintf(w, "violations  %d seed(s): %d of the handler's effects, %d of the queue's guarantees only\n", len(s.Failing),
+		len(s.HandlerFailing), len(s.Failing)-len(s.HandlerFailing))
 }
 
 // foldHash folds 64-bit hashes in order.

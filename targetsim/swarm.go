@@ -55,6 +55,20 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]Fault, s
 				f.Doc, f.Attempt, f.For = doc(), 1, target.Time(1+s.IntN(5000))*ms
 			case Duplicate:
 				f.Doc, f.AtTime = doc(), target.Time(s.IntN(15_000))*ms
+			case FewAttempts:
+				// The last attempt soon, where rescues and errors discard;
+				// half the time on a document the plan slows down, whose
+				// rescued attempt races the slow one's report.
+				f.Doc, f.Max = doc(), 1+s.IntN(2)
+				var slow []int
+				for _, g := range out {
+					if g.Kind == Slow {
+						slow = append(slow, g.Doc)
+					}
+				}
+				if len(slow) > 0 && s.IntN(2) == 0 {
+					f.Doc = slow[s.IntN(len(slow))]
+				}
 			case Retry:
 				f.Doc = doc()
 				// Aim at a document the plan makes fail, if any: a

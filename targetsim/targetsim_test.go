@@ -63,6 +63,8 @@ func TestPlanRoundTrip(t *testing.T) {
 			f.Doc, f.AtTime = rapid.IntRange(1, 1000).Draw(t, "doc"), secs("at")
 		case Retry:
 			f.Doc = rapid.IntRange(1, 1000).Draw(t, "doc")
+		case FewAttempts:
+			f.Doc, f.Max = rapid.IntRange(1, 1000).Draw(t, "doc"), rapid.IntRange(1, MaxMaxAttempts).Draw(t, "max")
 		default:
 			f.Doc, f.Attempt = rapid.IntRange(1, 1000).Draw(t, "doc"), rapid.IntRange(0, 25).Draw(t, "attempt")
 			if k == Slow || k == SnoozeJob {
@@ -175,11 +177,13 @@ func TestTraceHashesPinned(t *testing.T) {
 	}
 }
 
-// The correct handlers hold on every seed; each naive one is caught, on
-// the seed the standard sweep first catches it.
+// The correct handlers' effects hold on every seed (River's own
+// guarantees may fail: TestRiverExceedsMaxAttempts); each naive one is
+// caught by a check of its effects, on the seed the standard sweep first
+// catches it.
 func TestDesignsOnRiver(t *testing.T) {
 	q := openRiver(t)
-	firstCaught := map[Design]uint64{TxAsDocumented: 18, EffectOutsideTx: 12, CompleteOutsideTx: 14, KeyWithoutTenant: 1}
+	firstCaught := map[Design]uint64{TxAsDocumented: 45, EffectOutsideTx: 17, CompleteOutsideTx: 14, KeyWithoutTenant: 1}
 	for _, d := range Designs() {
 		cfg := DefaultConfig()
 		cfg.Design = d
@@ -189,7 +193,7 @@ func TestDesignsOnRiver(t *testing.T) {
 				seeds = 10
 			}
 			for seed := uint64(1); seed <= seeds; seed++ {
-				if res := runSeed(t, q, cfg, seed); res.Failed() {
+				if res := runSeed(t, q, cfg, seed); res.HandlerFailed() {
 					t.Errorf("%s (correct) fails seed %d: %v", d, seed, res.Violations)
 				}
 			}
@@ -197,7 +201,7 @@ func TestDesignsOnRiver(t *testing.T) {
 		}
 		var caught uint64
 		for seed := uint64(1); seed <= firstCaught[d]; seed++ {
-			if runSeed(t, q, cfg, seed).Failed() {
+			if runSeed(t, q, cfg, seed).HandlerFailed() {
 				caught = seed
 				break
 			}
@@ -208,29 +212,68 @@ func TestDesignsOnRiver(t *testing.T) {
 	}
 }
 
-// The documented JobCompleteTx pattern's counterexample, shrunk: a slow
-// attempt's timeout report lands on the next attempt, whose JobCompleteTx
-// returns the job retryable without an error; its effect commits, and a
-// third attempt writes it again. The checked handler, on the same plan,
-// rolls back and writes one effect.
-func TestShrunkDocumentedPattern(t *testing.T) {
-	q := openRiver(t)
+// riverCounterexample runs a plan on one document and two workers,
+// without the swarm.
+func riverCounterexample(t *testing.T, q target.Queue, d Design, plan string) *Result {
+	t.Helper()
 	cfg := DefaultConfig()
-	cfg.Design = TxAsDocumented
-	failed := runSeed(t, q, cfg, 18)
-	if !failed.Failed() {
-		t.Fatal("seed 18 no longer fails the documented pattern")
-	}
-	sh, err := Shrink(ctx, q, cfg, 18, failed)
+	cfg.Design, cfg.Docs, cfg.Workers, cfg.Swarm = d, 1, 2, false
+	p, err := Parse(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh.Config.Swarm || len(sh.Config.Plan.Faults) > 3 || sh.Result.Violations[0].Invariant != invariants.TargetEffectOnce {
+	cfg.Plan = p
+	return runSeed(t, q, cfg, 1)
+}
+
+// The documented JobCompleteTx pattern writes an effect twice: attempt 1
+// works past JobTimeout and the stuck horizon and is rescued; attempt 2's
+// worker is still working when attempt 1's worker reports its timeout,
+// which River applies to attempt 2 (the job is running: no attempt
+// check); attempt 2's JobCompleteTx then returns the job retryable without
+// an error, its effect commits, and attempt 3 writes it again. The checked
+// handler, on the same plan, rolls attempt 2 back and writes one effect.
+func TestDocumentedPatternCounterexample(t *testing.T) {
+	q := openRiver(t)
+	const plan = "slow doc=1 attempt=1 for=16s; slow doc=1 attempt=2 for=4s"
+	res := riverCounterexample(t, q, TxAsDocumented, plan)
+	if v := res.First(invariants.TargetEffectOnce); v.Invariant == "" || !strings.Contains(v.Message, "has 2 effects") {
+		t.Fatalf("tx-as-documented on %q: %v", plan, res.Violations)
+	}
+	checked := riverCounterexample(t, q, TxChecked, plan)
+	if checked.Failed() || checked.Counts.StaleCompletions != 1 || checked.Effects != 1 {
+		t.Fatalf("tx-checked on %q: %v, %d stale completions, %d effects", plan, checked.Violations, checked.Counts.StaleCompletions, checked.Effects)
+	}
+}
+
+// The swarm's own counterexample of the documented pattern shrinks to a
+// plan without the swarm that still writes an effect twice.
+func TestShrinkDocumentedPattern(t *testing.T) {
+	q := openRiver(t)
+	cfg := DefaultConfig()
+	cfg.Design = TxAsDocumented
+	failed := runSeed(t, q, cfg, 45)
+	if !failed.HandlerFailed() {
+		t.Fatal("seed 45 no longer fails the documented pattern")
+	}
+	sh, err := Shrink(ctx, q, cfg, 45, failed, invariants.TargetEffectOnce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Config.Swarm || len(sh.Config.Plan.Faults) > 3 || sh.Result.First(invariants.TargetEffectOnce).Invariant == "" {
 		t.Fatalf("shrunk to %s (swarm %v): %v", sh.Config.Plan, sh.Config.Swarm, sh.Result.Violations)
 	}
-	checked := sh.Config
-	checked.Design = TxChecked
-	if res := runSeed(t, q, checked, 18); res.Failed() || res.Counts.StaleCompletions == 0 {
-		t.Fatalf("the checked handler on the shrunk plan: %v, %d stale completions", res.Violations, res.Counts.StaleCompletions)
+}
+
+// River's finding: attempt 1's error report, decided from the row its
+// worker fetched (attempt 1 of 2: retry), lands on the job's last attempt
+// (2 of 2, still working), which is then retried: a third attempt of a
+// job with max_attempts 2. Whatever the handler: the checked one too.
+func TestRiverExceedsMaxAttempts(t *testing.T) {
+	q := openRiver(t)
+	res := riverCounterexample(t, q, TxChecked, "slow doc=1 attempt=1 for=16s; slow doc=1 attempt=2 for=4s; few doc=1 max=2")
+	v := res.First(invariants.TargetAttempts)
+	if res.HandlerFailed() || !strings.Contains(v.Message, "fetched for attempt 3 of at most 2") {
+		t.Fatalf("want only River's attempt 3 of 2: %v", res.Violations)
 	}
 }

@@ -36,7 +36,7 @@ type worker struct {
 	deadline target.Time // the job's work context expires here (River's JobTimeout after the fetch)
 	report   target.Report
 	crossed  [boundaryCount]int
-	pendingN step
+	lat      *scheduler.Stream // its poll jitter
 }
 
 func (w *worker) incarnate() {
@@ -107,7 +107,7 @@ func (w *worker) poll() {
 	}
 	r.counts.Polls++
 	if len(jobs) == 0 {
-		w.after(pollInterval+r.between(r.lat, 0, 50*ms), stepPoll)
+		w.after(pollInterval+r.between(w.lat, 0, 50*ms), stepPoll)
 		return
 	}
 	r.counts.Fetches++
@@ -129,7 +129,7 @@ func (w *worker) workTime() target.Time {
 	if f := w.r.docFault(Slow, w.job); f != nil {
 		return f.For
 	}
-	return w.r.between(w.r.lat, 20*ms, 400*ms)
+	return w.r.workTime(w.job)
 }
 
 // worked decides how the work ended (the plan's handler errors, cancels

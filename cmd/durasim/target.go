@@ -280,7 +280,7 @@ func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Con
 	if res.Swarm != "" {
 		fmt.Fprintf(w, "  swarm %s\n", res.Swarm)
 	}
-	sh, err := targetsim.Shrink(ctx, q, cfg, res.Seed, res)
+	sh, err := targetsim.Shrink(ctx, q, cfg, res.Seed, res, "")
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

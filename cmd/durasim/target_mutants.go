@@ -4,14 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/durasim/durasim/invariants"
 
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/targetsim"
 )
 
 // targetMutants runs every handler design against the target on the
-// seeds: each correct design must pass every seed, each other design must
-// fail one (caught), shrunk to its counterexample.
+// seeds: each correct design's effects must hold on every seed, each
+// other design must fail a check of its effects (caught), shrunk to its
+// counterexample. A violation of the queue's own guarantees (attempts,
+// finished jobs, timing) is the queue's finding, whatever the handler:
+// it is listed apart and does not decide a design's verdict.
 func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, seeds seedRange, backend string, w io.Writer) error {
 	fmt.Fprintf(w, "target      river on %s, seeds %d:%d\n\n", backend, seeds.lo, seeds.hi)
 	fmt.Fprintf(w, "%-20s %-8s %s\n", "design", "promise", "verdict")
@@ -19,7 +25,7 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 	for _, d := range targetsim.Designs() {
 		cfg := base
 		cfg.Design = d
-		caught, err := firstFailure(ctx, q, cfg, seeds)
+		caught, queueFinds, err := firstHandlerFailure(ctx, q, cfg, seeds)
 		if err != nil {
 			return err
 		}
@@ -29,7 +35,7 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 		}
 		switch {
 		case caught == nil && d.Correct():
-			fmt.Fprintf(w, "%-20s %-8s passes all %d seeds\n", d, promise, seeds.hi-seeds.lo+1)
+			fmt.Fprintf(w, "%-20s %-8s passes all %d seeds%s\n", d, promise, seeds.hi-seeds.lo+1, queueFindings(queueFinds))
 		case caught == nil:
 			bad = true
 			fmt.Fprintf(w, "%-20s %-8s NOT CAUGHT in %d seeds\n", d, promise, seeds.hi-seeds.lo+1)
@@ -39,13 +45,14 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 			if d.Correct() {
 				verdict = "FAILS (a correct design must pass)"
 			}
-			fmt.Fprintf(w, "%-20s %-8s %s at seed %d: %s\n", d, promise, verdict, caught.Seed, caught.Violations[0].Invariant)
-			sh, err := targetsim.Shrink(ctx, q, cfg, caught.Seed, caught)
+			inv := caught.FirstHandler()
+			fmt.Fprintf(w, "%-20s %-8s %s at seed %d: %s%s\n", d, promise, verdict, caught.Seed, inv, queueFindings(queueFinds))
+			sh, err := targetsim.Shrink(ctx, q, cfg, caught.Seed, caught, inv)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			fmt.Fprintf(w, "%-20s %-8s   shrunk: %s (%d document(s), %d worker(s))\n", "", "", planText(sh.Config.Plan), docsOf(sh.Config), sh.Config.Workers)
-			fmt.Fprintf(w, "%-20s %-8s   %s\n", "", "", sh.Result.Violations[0])
+			fmt.Fprintf(w, "%-20s %-8s   %s\n", "", "", sh.Result.First(inv))
 			fmt.Fprintf(w, "%-20s %-8s   reproduce: %s\n", "", "", targetsim.Command("replay", backend, sh.Config, caught.Seed))
 		}
 	}
@@ -55,18 +62,41 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 	return nil
 }
 
-// firstFailure runs seeds in order and returns the first failing run.
-func firstFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange) (*targetsim.Result, error) {
+// firstHandlerFailure runs seeds in order and returns the first run that
+// fails a check of the handler's effects, and the seeds before it whose
+// only violations were the queue's, by check.
+func firstHandlerFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange) (*targetsim.Result, map[string][]uint64, error) {
+	queue := map[string][]uint64{}
 	for seed := seeds.lo; ; seed++ {
 		res, err := targetsim.Run(ctx, q, cfg, seed)
 		if err != nil {
-			return nil, &exitError{code: 1, err: err}
+			return nil, nil, &exitError{code: 1, err: err}
 		}
-		if res.Failed() {
-			return res, nil
+		if res.HandlerFailed() {
+			return res, queue, nil
+		}
+		for _, v := range res.Violations {
+			if s := queue[v.Invariant]; len(s) == 0 || s[len(s)-1] != seed {
+				queue[v.Invariant] = append(s, seed)
+			}
 		}
 		if seed == seeds.hi {
-			return nil, nil
+			return nil, queue, nil
 		}
 	}
+}
+
+// queueFindings says which of the queue's own guarantees failed on which
+// seeds ("" when none did).
+func queueFindings(queue map[string][]uint64) string {
+	var parts []string
+	for _, name := range invariants.TargetChecks() {
+		if s := queue[name]; len(s) > 0 {
+			parts = append(parts, fmt.Sprintf("%s in %d seed(s), first %d", name, len(s), s[0]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; River's own findings: " + strings.Join(parts, ", ")
 }

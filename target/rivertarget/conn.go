@@ -191,33 +191,46 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 	if len(want) == 0 {
 		return nil, nil
 	}
-	if _, err := c.q.db.exec().JobRescueMany(ctx, &p); err != nil {
-		return nil, err
-	}
-	rows, err := c.q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: p.ID})
+	before, err := c.rescueCounts(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	got := map[int64]*rivertype.JobRow{}
-	for _, r := range rows {
-		got[r.ID] = r
+	if _, err := c.q.db.exec().JobRescueMany(ctx, &p); err != nil {
+		return nil, err
+	}
+	after, err := c.rescueCounts(ctx, p.ID)
+	if err != nil {
+		return nil, err
 	}
 	for i := range want {
-		r := got[int64(want[i].Job)]
-		want[i].Applied = r != nil && states[r.State] == want[i].State && virt(r.ScheduledAt) == want[i].ScheduledAt &&
-			len(r.Errors) == stuckErrors(stuck, want[i].Job)+1
+		// JobRescueMany counts each rescue in the row's metadata
+		// (river:rescue_count): a row it left (no longer running, or
+		// claimed again since) keeps its count, whatever state it is in.
+		id := int64(want[i].Job)
+		want[i].Applied = after[id] == before[id]+1
 	}
 	return want, nil
 }
 
-// stuckErrors is how many errors the job had when Stuck listed it.
-func stuckErrors(stuck []target.Job, id target.JobID) int {
-	for _, j := range stuck {
-		if j.ID == id {
-			return j.Errors
-		}
+// rescueCounts reads each job's river:rescue_count.
+func (c *conn) rescueCounts(ctx context.Context, ids []int64) (map[int64]int, error) {
+	rows, err := c.q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
+	if err != nil {
+		return nil, err
 	}
-	return -1
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		var m struct {
+			N int `json:"river:rescue_count"`
+		}
+		if len(r.Metadata) > 0 {
+			if err := json.Unmarshal(r.Metadata, &m); err != nil {
+				return nil, fmt.Errorf("rivertarget: job %d: metadata: %w", r.ID, err)
+			}
+		}
+		out[r.ID] = m.N
+	}
+	return out, nil
 }
 
 func riverState(s target.State) rivertype.JobState {

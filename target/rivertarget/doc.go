@@ -38,8 +38,10 @@
 //     the kind and the encoded args (River's dbunique hashes a canonical
 //     form of the same).
 //
-// durasim adds one read River's client does not make: a report and a
-// rescue read the job's row back in the same call (JobGetByID,
-// JobGetByIDMany), so the history says whether the job took the state.
+// durasim adds reads River's client does not make: a report reads the
+// job's row before its transition, in the same transaction (JobGetByID),
+// and a rescue reads each job's river:rescue_count before and after
+// JobRescueMany (JobGetByIDMany), so the history says whether the job took
+// the state.
 // The effects table and the handlers' ledger are durasim's own.
 package rivertarget
