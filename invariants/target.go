@@ -511,10 +511,31 @@ func (c *targetChecker) retry(o *target.Op) {
 	if j == nil {
 		return
 	}
+	if o.Err != "" { // refused: nothing changed; a unique conflict needs a live job with its args
+		if o.Err == "unique_conflict" && c.liveTwin(j) == nil {
+			c.add(TargetUnique, j.id, fmt.Sprintf("an operator's retry of j%d was refused as a unique conflict, but no live job has its args", j.id), o)
+		}
+		return
+	}
+	if twin := c.liveTwin(j); j.unique && twin != nil {
+		c.add(TargetUnique, j.id, fmt.Sprintf("an operator's retry brought j%d back although j%d, with the same args, is %s", j.id, twin.id, twin.state),
+			twin.stateOp, o)
+	}
 	if j.attempt >= j.max {
 		j.max = j.attempt + 1 // River: a retried job at its last attempt gets one more
 	}
 	j.final, j.state, j.stateOp, j.visible, j.visOp = nil, o.State, o, o.T, o
+}
+
+// liveTwin is another unique job with j's kind and args in a unique
+// state, if any.
+func (c *targetChecker) liveTwin(j *tjob) *tjob {
+	for _, id := range c.order {
+		if o := c.jobs[id]; o != j && o.unique && o.kind == j.kind && o.args == j.args && uniqueState(o.state) {
+			return o
+		}
+	}
+	return nil
 }
 
 // keyUse checks an effect's idempotency key against the tenant of its

@@ -480,6 +480,38 @@ func TestTargetUnique(t *testing.T) {
 			h.row(2, target.Completed, 1)
 			h.stored(2, 1, "w2")
 		}},
+		{name: "holds: an operator's retry refused while a newer job holds the args", run: func(h *th) {
+			h.insert(1, "d1")
+			h.fetch("w1", 1, 1)
+			h.work("w1", 1, 1, target.Cancel)
+			h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
+			h.insert(2, "d1")
+			h.done("w2", 2, 1)
+			h.add(target.Op{Kind: target.OpRetry, Actor: "operator", Job: 1, State: target.Cancelled, Err: "unique_conflict"})
+			h.row(1, target.Cancelled, 1)
+			h.row(2, target.Completed, 1)
+			h.stored(2, 1, "w2")
+		}},
+		{name: "fails: an operator's retry refused as a unique conflict with no live twin", feed: notDrained, run: func(h *th) {
+			h.insert(1, "d1")
+			h.fetch("w1", 1, 1)
+			h.work("w1", 1, 1, target.Cancel)
+			h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
+			r := h.add(target.Op{Kind: target.OpRetry, Actor: "operator", Job: 1, State: target.Cancelled, Err: "unique_conflict"})
+			h.row(1, target.Cancelled, 1)
+			h.expect(invariants.TargetUnique, 1, "an operator's retry of j1 was refused as a unique conflict, but no live job has its args", r)
+		}},
+		{name: "fails: an operator's retry brings a job back beside its live twin", feed: notDrained, run: func(h *th) {
+			h.insert(1, "d1")
+			h.fetch("w1", 1, 1)
+			h.work("w1", 1, 1, target.Cancel)
+			h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
+			i2 := h.insert(2, "d1")
+			r := h.retry(1, target.Available)
+			h.row(1, target.Available, 1)
+			h.row(2, target.Available, 0)
+			h.expect(invariants.TargetUnique, 1, "an operator's retry brought j1 back although j2, with the same args, is available", i2, r)
+		}},
 		{name: "fails: a second job for args a live job has", feed: notDrained, run: func(h *th) {
 			i1 := h.insert(1, "d1")
 			i2 := h.insert(2, "d1")

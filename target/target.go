@@ -119,6 +119,10 @@ type Tx interface {
 // ErrNotFound is what Retry returns for a job the queue does not have.
 var ErrNotFound = errors.New("target: job not found")
 
+// ErrUniqueConflict is what Retry returns when another live job holds the
+// job's unique args: bringing it back would make two.
+var ErrUniqueConflict = errors.New("target: another live job holds its unique args")
+
 // Args is what a job carries: whose document it is.
 type Args struct {
 	Tenant  string

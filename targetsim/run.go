@@ -2,6 +2,7 @@ package targetsim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -324,8 +325,12 @@ func (r *run) noteState(o *target.Op) {
 		if o.Applied {
 			r.states[o.Job] = o.State
 		}
-	case target.OpSchedule, target.OpRetry:
+	case target.OpSchedule:
 		r.states[o.Job] = o.State
+	case target.OpRetry:
+		if o.Err == "" {
+			r.states[o.Job] = o.State
+		}
 	}
 }
 
@@ -410,13 +415,19 @@ func (r *run) operator() {
 				continue
 			}
 			j, err := r.ops2.Retry(r.ctx, r.now(), id)
-			if err != nil {
+			r.realize(i)
+			switch {
+			case errors.Is(err, target.ErrUniqueConflict):
+				// A newer job of the document holds its unique args (the
+				// client inserted it again once this one was cancelled).
+				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
+			case err != nil:
 				r.fail("retry", err)
 				return
+			default:
+				r.counts.Retries++
+				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
 			}
-			r.realize(i)
-			r.counts.Retries++
-			r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
 		}
 	}
 	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})

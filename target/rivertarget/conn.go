@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
@@ -269,6 +272,9 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
 	}
+	if uniqueViolation(err) {
+		return target.Job{}, target.ErrUniqueConflict
+	}
 	if err != nil {
 		return target.Job{}, err
 	}
@@ -281,6 +287,17 @@ func (c *conn) Begin(ctx context.Context) (target.Tx, error) {
 		return nil, err
 	}
 	return &handlerTx{tx: tx, actor: c.actor}, nil
+}
+
+// uniqueViolation reports whether err is the database refusing a second
+// row under river_job's unique index (SQLite's UNIQUE constraint,
+// PostgreSQL's unique_violation, 23505).
+func uniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // retryDelay is River's default retry policy (attempt⁴ s by the number of
