@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql
+.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro
 
 all: test
 
@@ -58,8 +58,10 @@ exhaustive: build
 # the same seed) as Markdown reports with SVG charts, in pt-BR and en, under
 # reports/out/ (index.md first), and the same reports as HTML pages with each
 # counterexample's interactive timeline under reports/out/site/ (open
-# index.html). Takes a few seconds; exits 1 if a scenario's checks do not
-# hold. The committed copy is reports/testdata/golden/.
+# index.html), and the River report (every handler design against River,
+# reports/river.go). Takes a few seconds for the scenarios and about ten
+# more for River's sweeps; exits 1 if a report's checks do not hold. The
+# committed copy is reports/testdata/golden/.
 report: build
 	rm -rf reports/out
 	bin/durasim report -out reports/out
@@ -124,6 +126,23 @@ mutation-sql:
 	  trap '$(GO) run ./internal/pgtest/cmd/pgserver down -dir $(MUTPGDIR)' EXIT; \
 	fi; \
 	$(GO) run ./internal/mutation/cmd/mutation -pkg ./sqlstore -killer '$(MUTSQLKILLER)' -target 85 -out tmp/mutation-sql $(MUTFLAGS)
+
+# River's other releases (internal/rivercompat/compat.sh says what passes):
+# for each of RIVER_VERSIONS, a copy of the working tree with River's
+# modules at that version must build (go build ./...) and sweep
+# `durasim run -target river -seeds 1:500` to a verdict, the correct
+# handler's effects holding on the pinned release and later. Logs in
+# tmp/river-compat/. About 3 CPU-minutes for the default two. First,
+# River's behaviours reproduced without durasim (river-repro).
+RIVER_VERSIONS ?= v0.47.0 v0.51.2
+river-compat: river-repro
+	RIVER_VERSIONS="$(RIVER_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
+
+# River's behaviours durasim found, as plain Go tests against River alone
+# (target/rivertarget/testdata/riverrepro: River v0.51.2; v047/: v0.47.0).
+river-repro:
+	cd target/rivertarget/testdata/riverrepro && $(GO) test -count=1 ./...
+	cd target/rivertarget/testdata/riverrepro/v047 && $(GO) test -count=1 ./...
 
 # Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),
 # then durasim against a bare event loop, synctest and clock.Mock.
