@@ -19,6 +19,9 @@ const maxChaosJobs, maxChaosKills = 100_000, 100_000
 // processes against PostgreSQL, SIGKILLed at named points, restarted,
 // then checked.
 func cmdChaos(args []string, stdout, stderr io.Writer) error {
+	if _, ok := targetOf(args); ok {
+		return cmdChaosRiver(args, stdout, stderr) // chaos_river.go
+	}
 	c := chaos.DefaultConfig()
 	fs := flag.NewFlagSet("durasim chaos", flag.ContinueOnError)
 	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); its durasim tables are emptied")

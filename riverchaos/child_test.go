@@ -1,0 +1,107 @@
+package riverchaos
+
+import (
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durasim/durasim/targetsim"
+)
+
+// A child's command line parses back into the configuration that
+// printed it.
+func TestChildArgsRoundTrip(t *testing.T) {
+	for _, c := range []ChildConfig{
+		{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, KillAt: BeforeCommit, KillNth: 3, NoLead: true, History: "/tmp/x/w2.7.jsonl", Seed: 9,
+			MaxWorkers: 3, MaxAttempts: 4, RescueAfter: 2500 * time.Millisecond, JobTimeout: time.Second, RetryCap: time.Second, Work: 40 * time.Millisecond},
+		{Design: targetsim.EffectOutsideTx, KillNth: 1, Seed: 1, MaxWorkers: 1, MaxAttempts: 1, RescueAfter: 3 * time.Second,
+			JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second, Work: time.Millisecond},
+	} {
+		var got ChildConfig
+		fs := flag.NewFlagSet("child", flag.ContinueOnError)
+		got.Flags(fs)
+		if err := fs.Parse(c.Args()); err != nil {
+			t.Fatalf("%q: %v", c.Args(), err)
+		}
+		got.DB = c.DB
+		if got != c {
+			t.Errorf("%q parsed back as\n%+v, want\n%+v", c.Args(), got, c)
+		}
+	}
+}
+
+// Bad child configurations are one-line errors; a kill point the design
+// does not cross is refused.
+func TestChildValidate(t *testing.T) {
+	var ok ChildConfig
+	ok.Flags(flag.NewFlagSet("child", flag.ContinueOnError))
+	ok.DB = "x"
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for name, mod := range map[string]func(*ChildConfig){
+		"no db":               func(c *ChildConfig) { c.DB = "" },
+		"kill-nth 0":          func(c *ChildConfig) { c.KillAt, c.KillNth = AfterFetch, 0 },
+		"timeout past rescue": func(c *ChildConfig) { c.JobTimeout = c.RescueAfter },
+		"no commit outside":   func(c *ChildConfig) { c.Design, c.KillAt = targetsim.EffectOutsideTx, BeforeCommit },
+		"workers 0":           func(c *ChildConfig) { c.MaxWorkers = 0 },
+	} {
+		c := ok
+		mod(&c)
+		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Validate = %v, want a one-line error", name, err)
+		}
+	}
+}
+
+// The kill points per design, and their names parsing back.
+func TestPoints(t *testing.T) {
+	if got := PointsOf(targetsim.TxChecked); !slices.Equal(got, []Point{AfterFetch, AfterEffect, BeforeCommit, AfterCommit}) {
+		t.Errorf("tx-checked points %v", got)
+	}
+	if got := PointsOf(targetsim.IdempotentKey); !slices.Equal(got, []Point{AfterFetch, AfterEffect}) {
+		t.Errorf("idempotent-key points %v", got)
+	}
+	for p := PointNone; p < pointCount; p++ {
+		if q, err := pointByName(p.String()); err != nil || q != p {
+			t.Errorf("pointByName(%s) = %v, %v", p, q, err)
+		}
+	}
+	if _, err := ParsePoint(targetsim.EffectOutsideTx, "after_commit"); err == nil {
+		t.Error("effect-outside-tx accepted after_commit")
+	}
+}
+
+// A Killer dies on the nth crossing of its point only, and writes the
+// kill line first.
+func TestKiller(t *testing.T) {
+	var died []Point
+	h := &History{Proc: "w1"}
+	k := &Killer{At: BeforeCommit, Nth: 2, Hist: h, Kill: func(p Point) { died = append(died, p) }}
+	for _, p := range []Point{AfterFetch, BeforeCommit, AfterEffect, BeforeCommit, BeforeCommit} {
+		k.Cross(p, Entry{Job: 5, Attempt: 1})
+	}
+	if !slices.Equal(died, []Point{BeforeCommit}) {
+		t.Errorf("died at %v, want once at before_commit", died)
+	}
+	es := h.Entries()
+	if len(es) != 1 || es[0].Op != OpKill || es[0].Point != "before_commit" || es[0].Job != 5 || es[0].Proc != "w1" || es[0].T1 == 0 {
+		t.Errorf("history %+v, want one kill line for j5", es)
+	}
+	var none *Killer
+	none.Cross(AfterFetch, Entry{}) // nil never kills
+}
+
+func TestIsChildName(t *testing.T) {
+	for s, want := range map[string]bool{"w0": true, "w3.12": true, "w10.1": true, "orchestrator": false, "w": false, "w1.": false,
+		"web-1": false, "w1.2.3": false} {
+		if got := isChildName(s); got != want {
+			t.Errorf("isChildName(%q) = %v", s, got)
+		}
+	}
+	if !isChildName(ProcName(4, 0)) || !isChildName(ProcName(4, 9)) {
+		t.Error("ProcName is not a child's name")
+	}
+}
