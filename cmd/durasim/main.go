@@ -27,11 +27,12 @@ func commands() []command {
 		{"replay", "-seed N [flags]", "print the trace of one seed, ending with its hash", cmdReplay},
 		{"shrink", "-seed N [flags]", "shrink a failing seed to a minimal counterexample", cmdShrink},
 		{"scenarios", "", "list the course scenarios", cmdScenarios},
-		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports (Markdown + SVG charts, and the HTML site; pt-BR and en)", cmdReport},
+		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports and the River report (Markdown + SVG charts, and the HTML site; pt-BR and en)", cmdReport},
 		{"mutants", "[-seeds A:B] [flags]", "catch every naive variant: seeds to first catch, shrunk counterexample", cmdMutants},
 		{"bench", "[flags]", "events/s of durasim against a bare event loop, synctest and clock.Mock", cmdBench},
 		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},
 		{"worker", "-role worker|relay|consumer|operator [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
+		{"river-worker", "[flags]", "one process of a chaos -target river run: one River client (started by chaos -target river)", cmdRiverWorker},
 	}
 }
 
