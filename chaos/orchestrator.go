@@ -42,8 +42,8 @@ type Config struct {
 	// not fail for it (a short run, such as a mutation killer's, may miss
 	// a rare one by chance); the paths are still counted.
 	AnyPaths bool
-	Exe         string        // the durasim binary; "" this one
-	Log         io.Writer     // progress lines; nil none
+	Exe      string    // the durasim binary; "" this one
+	Log      io.Writer // progress lines; nil none
 }
 
 // DefaultConfig is the chaos command's defaults.
