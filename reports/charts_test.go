@@ -28,9 +28,10 @@ func TestChartsRender(t *testing.T) {
 		t.Fatal("rsvg-convert not found: install Debian's librsvg2-bin (bash .ci/run does)")
 	}
 	n := 0
-	for _, b := range built(t) {
+	generated(t)
+	for _, r := range genReports {
 		for _, l := range Langs() {
-			charts, err := b.charts(l)
+			charts, err := r.charts(l)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,7 @@
 // Package reports renders the course scenarios (package scenarios) as
-// Markdown reports with SVG charts, in Brazilian Portuguese and English.
+// Markdown reports with SVG charts, in Brazilian Portuguese and English,
+// and River (package targetsim against target/rivertarget) in one more
+// report, "River under crashes and zombies".
 //
 // # Use
 //
@@ -7,8 +9,15 @@
 // each naive arm that breaks an invariant (sim.Shrink, then sim.Timeline),
 // and the same checks over a range of seeds — and returns a [Built].
 // [Built.Files] renders it in one [Lang]: the report and its charts.
-// [Index] lists every scenario in both languages. [Write] puts [File]s
-// under a directory. `durasim report` and `make report` do all of this.
+// [BuildRiver] runs the River report's sweeps — every handler design of
+// targetsim on River v0.51.2 on in-memory SQLite, the correct ones on
+// seeds 1 to 20, each naive one until its first failing seed (at most
+// 200), each
+// failure shrunk (targetsim.Shrink), the documented JobCompleteTx
+// pattern's counterexample replayed with its trace — and returns a
+// [River]. Both are a [Report]; [Index] lists every report in both
+// languages, [Render] renders them all. [Write] puts [File]s under a
+// directory. `durasim report` and `make report` do all of this.
 //
 // # Layout
 //
@@ -19,6 +28,8 @@
 //	pt-BR/charts/<scenario>-<kind>.svg
 //	en/<scenario>.md
 //	en/charts/<scenario>-<kind>.svg
+//	pt-BR/river-target.md             the River report (RiverName)
+//	pt-BR/charts/river-target-effects.svg
 //	site/index.html                   the same, as HTML ([Site])
 //	site/pt-BR/<scenario>.html
 //	site/en/<scenario>.html
@@ -53,5 +64,13 @@
 //
 // A sentence about the numbers (a scenario's [scenarios.Claim]) is written
 // from the run's figures beside the outcome table, and a test holds each
-// sentence to the table in both languages.
+// sentence to the table in both languages. The River report's sentences
+// are written from its runs too, and river_test.go holds each to the
+// table or the trace lines it stands beside, reading the rendered
+// Markdown: the design table's verdicts, the exposure counts, the
+// contrast on the shrunk plan, and the walk through the documented
+// pattern, whose every cited event and quoted field is found in the trace
+// block, and whose pattern is found again in that block by its text. Its
+// "Notes" section alone is literal text (River's changelog, cited), and
+// what it quotes of River's source is found in the module the build uses.
 package reports

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,8 +41,8 @@ func (b *Built) Files(l Lang, w Written) ([]File, error) {
 	return files, nil
 }
 
-// Index lists the built scenarios with links to their reports in langs.
-func Index(built []*Built, langs []Lang) File {
+// Index lists the reports with links to them in langs.
+func Index(reports []Report, langs []Lang) File {
 	var b strings.Builder
 	b.WriteString("# durasim — relatórios dos cenários / scenario reports\n\n")
 	b.WriteString("Cada cenário transforma uma afirmação dos documentos do curso numa simulação determinística: a arquitetura correta e as variantes ingênuas na mesma semente, lado a lado.\n\n")
@@ -54,13 +55,12 @@ func Index(built []*Built, langs []Lang) File {
 	}
 	head = append(head, "documento do curso / course document", "variantes / arms", "resultado / verdict")
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat("---|", len(head)) + "\n")
-	for i, bt := range built {
-		s := bt.Scenario
-		row := []string{fmt.Sprint(i + 1), code(s.Name)}
+	for i, r := range reports {
+		row := []string{fmt.Sprint(i + 1), code(r.Name())}
 		for _, l := range langs {
-			row = append(row, fmt.Sprintf("[%s](%s/%s.md)", cell(l.pick(s.Title)), l, s.Name))
+			row = append(row, fmt.Sprintf("[%s](%s/%s.md)", cell(r.Title(l)), l, r.Name()))
 		}
-		row = append(row, sourceList(s), armList(bt), verdictCell(bt))
+		row = append(row, r.sources(), r.arms(), verdictCell(r))
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 	return File{Path: "index.md", Data: []byte(b.String())}
@@ -87,8 +87,9 @@ func armList(b *Built) string {
 
 // header is the line under a report's title: its name and links to the
 // other language and the index, when this rendering writes them.
-func (b *Built) header(l Lang, w Written) string {
-	name := b.Scenario.Name
+func (b *Built) header(l Lang, w Written) string { return reportHeader(l, b.Scenario.Name, w) }
+
+func reportHeader(l Lang, name string, w Written) string {
 	parts := []string{code(name)}
 	if slices.Contains(w.Langs, l.other()) {
 		parts = append(parts, fmt.Sprintf("[%s](../%s/%s.md)", l.other().name(), l.other(), name))
@@ -99,8 +100,8 @@ func (b *Built) header(l Lang, w Written) string {
 	return strings.Join(parts, " · ")
 }
 
-func verdictCell(b *Built) string {
-	held, total := b.Held()
+func verdictCell(r Report) string {
+	held, total := r.Held()
 	mark := "✓"
 	if held != total {
 		mark = "✗"
@@ -122,10 +123,10 @@ func Write(dir string, files []File) error {
 	return nil
 }
 
-// Generate builds the scenarios and renders them in langs, with the index
-// when every scenario is included. It is the sequential form of what
-// `durasim report` does in parallel.
-func Generate(list []scenarios.Scenario, langs []Lang, withIndex bool) ([]File, []*Built, error) {
+// Generate builds the scenarios (and, with river, the River report) and
+// renders them in langs, with the index when the set is whole. It is the
+// sequential form of what `durasim report` does in parallel.
+func Generate(ctx context.Context, list []scenarios.Scenario, river bool, langs []Lang, withIndex bool) ([]File, []Report, error) {
 	built := make([]*Built, len(list))
 	for i, s := range list {
 		b, err := Build(s)
@@ -134,37 +135,46 @@ func Generate(list []scenarios.Scenario, langs []Lang, withIndex bool) ([]File, 
 		}
 		built[i] = b
 	}
-	files, err := Render(built, langs, withIndex)
-	return files, built, err
+	var rv *River
+	if river {
+		var err error
+		if rv, err = BuildRiver(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	all := Reports(built, rv)
+	files, err := Render(all, langs, withIndex)
+	return files, all, err
 }
 
-// Render turns built scenarios into files, in a fixed order: the
-// Markdown reports and their charts, then the same reports as the site.
-func Render(built []*Built, langs []Lang, withIndex bool) ([]File, error) {
+// Render turns built reports into files, in a fixed order: the index,
+// the Markdown reports and their charts, then the same reports as the
+// site.
+func Render(reports []Report, langs []Lang, withIndex bool) ([]File, error) {
 	var files []File
 	if withIndex {
-		files = append(files, Index(built, langs))
+		files = append(files, Index(reports, langs))
 	}
 	w := Written{Langs: langs, Index: withIndex}
 	for _, l := range langs {
-		for _, b := range built {
-			fs, err := b.Files(l, w)
+		for _, r := range reports {
+			fs, err := r.Files(l, w)
 			if err != nil {
 				return nil, err
 			}
 			files = append(files, fs...)
 		}
 	}
-	site, err := Site(built, langs, withIndex)
+	site, err := Site(reports, langs, withIndex)
 	return append(files, site...), err
 }
 
-// Site renders the report site: its index (with every scenario) and one
-// page per scenario and language, under site/.
-func Site(built []*Built, langs []Lang, withIndex bool) ([]File, error) {
+// Site renders the report site: its index (with every report) and one
+// page per report and language, under site/.
+func Site(reports []Report, langs []Lang, withIndex bool) ([]File, error) {
 	var files []File
 	if withIndex {
-		f, err := SiteIndex(built, langs)
+		f, err := SiteIndex(reports, langs)
 		if err != nil {
 			return nil, err
 		}
@@ -172,8 +182,8 @@ func Site(built []*Built, langs []Lang, withIndex bool) ([]File, error) {
 	}
 	w := Written{Langs: langs, Index: withIndex}
 	for _, l := range langs {
-		for _, b := range built {
-			f, err := b.SiteFile(l, w)
+		for _, r := range reports {
+			f, err := r.SiteFile(l, w)
 			if err != nil {
 				return nil, err
 			}

@@ -16,8 +16,9 @@ import (
 
 // participantOrder fixes the left-to-right order of the diagram's lanes;
 // workers (w0, w1, ...) go where "w" stands.
-// (the last lanes are those of the workflow experiment).
-var participantOrder = []string{"client", "api", "queue", "w", "worker", "workflow", "llm", "activity", "db", "outbox",
+// (the last lanes are those of the workflow experiment; rescuer,
+// scheduler, river and effects are the River report's).
+var participantOrder = []string{"client", "api", "rescuer", "scheduler", "queue", "river", "effects", "w", "worker", "workflow", "llm", "activity", "db", "outbox",
 	"relay", "broker", "consumer", "dlq", "op", "history"}
 
 // arrow is one line of the diagram before rendering.

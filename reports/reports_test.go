@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"flag"
@@ -25,16 +26,28 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 const goldenDir = "testdata/golden"
 
 var (
-	genOnce  sync.Once
-	genFiles []File
-	genBuilt []*Built
-	genErr   error
+	genOnce    sync.Once
+	genFiles   []File
+	genReports []Report // every report, in index order
+	genBuilt   []*Built // the scenarios among them
+	genRiver   *River   // the River report
+	genErr     error
 )
 
 // generated is every report and chart, built once per test binary.
 func generated(t *testing.T) []File {
 	t.Helper()
-	genOnce.Do(func() { genFiles, genBuilt, genErr = Generate(scenarios.All(), Langs(), true) })
+	genOnce.Do(func() {
+		genFiles, genReports, genErr = Generate(context.Background(), scenarios.All(), true, Langs(), true)
+		for _, r := range genReports {
+			switch r := r.(type) {
+			case *Built:
+				genBuilt = append(genBuilt, r)
+			case *River:
+				genRiver = r
+			}
+		}
+	})
 	if genErr != nil {
 		t.Fatal(genErr)
 	}
@@ -136,7 +149,7 @@ func TestSVGWellFormed(t *testing.T) {
 }
 
 // TestEveryReport checks the issue's list: at least 17 scenario reports
-// per language, each linking at least one chart that exists, and the
+// per language (and the River report), each linking at least one chart that exists, and the
 // sections every report has.
 func TestEveryReport(t *testing.T) {
 	files := generated(t)
@@ -165,14 +178,18 @@ func TestEveryReport(t *testing.T) {
 			if charts == 0 {
 				t.Errorf("%s has no chart", f.Path)
 			}
-			for _, want := range []string{"```mermaid\nsequenceDiagram", "go run ./cmd/durasim run -scenario "} {
+			command := "go run ./cmd/durasim run -scenario "
+			if f.Path == string(l)+"/"+RiverName+".md" {
+				command = "go run ./cmd/durasim mutants -target river "
+			}
+			for _, want := range []string{"```mermaid\nsequenceDiagram", command} {
 				if !strings.Contains(text, want) {
 					t.Errorf("%s lacks %q", f.Path, want)
 				}
 			}
 		}
-		if reports < 17 {
-			t.Errorf("%s: %d reports, want at least 17", l, reports)
+		if reports < 18 {
+			t.Errorf("%s: %d reports, want at least 17 scenarios and the River report", l, reports)
 		}
 	}
 }

@@ -58,7 +58,12 @@ func (b *Built) SiteFile(l Lang, w Written) (File, error) {
 		return File{}, err
 	}
 	parts := &siteParts{l: l, scenario: b.Scenario.Name}
-	md := b.render(l, charts, w, parts)
+	return sitePageFile(l, b.Scenario.Name, b.Title(l), b.render(l, charts, w, parts), parts)
+}
+
+// sitePageFile converts a report's Markdown, rendered with parts, to its
+// page: the Markdown as HTML with the blocks put back in.
+func sitePageFile(l Lang, name, title, md string, parts *siteParts) (File, error) {
 	if parts.err != nil {
 		return File{}, parts.err
 	}
@@ -70,13 +75,13 @@ func (b *Built) SiteFile(l Lang, w Written) (File, error) {
 		n, _ := strconv.Atoi(placeholder.FindStringSubmatch(m)[1])
 		return parts.blocks[n] + "\n"
 	})
-	page := sitePage(l, l.pick(b.Scenario.Title), body, parts.timelines > 0)
-	return File{Path: "site/" + string(l) + "/" + b.Scenario.Name + ".html", Data: page}, nil
+	page := sitePage(l, title, body, parts.timelines > 0)
+	return File{Path: "site/" + string(l) + "/" + name + ".html", Data: page}, nil
 }
 
 // SiteIndex is the site's first page: the index, both languages.
-func SiteIndex(built []*Built, langs []Lang) (File, error) {
-	body, err := markdownHTML(string(Index(built, langs).Data))
+func SiteIndex(reports []Report, langs []Lang) (File, error) {
+	body, err := markdownHTML(string(Index(reports, langs).Data))
 	if err != nil {
 		return File{}, err
 	}

@@ -143,15 +143,15 @@ func wellFormed(svg string) error {
 // builds).
 func TestSiteTwice(t *testing.T) {
 	generated(t)
-	a, err := Site(genBuilt, Langs(), true)
+	a, err := Site(genReports, Langs(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Site(genBuilt, Langs(), true)
+	b, err := Site(genReports, Langs(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != len(b) || len(a) != 1+len(Langs())*len(genBuilt) {
+	if len(a) != len(b) || len(a) != 1+len(Langs())*len(genReports) {
 		t.Fatalf("%d then %d files", len(a), len(b))
 	}
 	for i := range a {
@@ -185,6 +185,13 @@ func TestSequenceDiagramsRender(t *testing.T) {
 			}
 		}
 	}
+	if rv := river(t); rv.Pattern != nil {
+		cv := seqCanvas(rv.Pattern.arrows(rv.Documented), nil)
+		n++
+		if outside(rasterize(t, bin, cv, nil), chartFile{canvas: cv}) {
+			t.Errorf("%s: the sequence diagram draws outside its canvas", RiverName)
+		}
+	}
 	if n == 0 {
 		t.Fatal("no diagram rendered")
 	}
@@ -211,19 +218,25 @@ func TestSiteInBrowser(t *testing.T) {
 	b := browser.Start(t)
 	var p *browser.Page
 	pages := 0
-	for _, bt := range built(t) {
+	generated(t)
+	for _, r := range genReports {
 		for _, l := range Langs() {
-			file := filepath.Join(dir, "site", string(l), bt.Scenario.Name+".html")
+			file := filepath.Join(dir, "site", string(l), r.Name()+".html")
 			if p == nil {
 				p = b.Open(t, file)
 			} else {
 				p.Load(t, file)
 			}
-			checkTimelines(t, p, bt)
+			if bt, ok := r.(*Built); ok {
+				checkTimelines(t, p, bt)
+			}
 			p.CheckClean(t)
 			pages++
-			if l == En && (bt.Scenario.Name == "opening-incident" || bt.Scenario.Name == "zombie-worker") {
-				screenshot(t, p, filepath.Join(shots, "site-"+bt.Scenario.Name+".png"), `document.querySelector(".dtl")`)
+			if l == En && (r.Name() == "opening-incident" || r.Name() == "zombie-worker") {
+				screenshot(t, p, filepath.Join(shots, "site-"+r.Name()+".png"), `document.querySelector(".dtl")`)
+			}
+			if l == En && r.Name() == RiverName {
+				screenshot(t, p, filepath.Join(shots, "site-"+r.Name()+".png"), `document.querySelector(".seq")`)
 			}
 		}
 	}

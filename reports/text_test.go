@@ -22,6 +22,16 @@ func built(t *testing.T) []*Built {
 	return genBuilt
 }
 
+// river is the River report built once per test binary (with generated).
+func river(t *testing.T) *River {
+	t.Helper()
+	generated(t)
+	if genRiver == nil {
+		t.Fatal("the River report was not built")
+	}
+	return genRiver
+}
+
 // fileText returns the generated file at p.
 func fileText(t *testing.T, files []File, p string) string {
 	t.Helper()
@@ -201,7 +211,7 @@ func TestLinksResolve(t *testing.T) {
 		}
 	}
 	for _, l := range Langs() {
-		files, err := Render([]*Built{storm}, []Lang{l}, false)
+		files, err := Render([]Report{storm}, []Lang{l}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,8 @@
 //	mutants    every naive variant: caught, by which invariant, seeds and time
 //	           to the first catch, shrunk size (-trials, -json, -exhaustive)
 //	scenarios  the course scenarios
-//	report     the scenario reports, pt-BR and en, Markdown and HTML site
-//	           (-out, -lang, -scenario)
+//	report     the scenario reports and the River report (river-target),
+//	           pt-BR and en, Markdown and HTML site (-out, -lang, -scenario)
 //	bench      events/s of durasim against a bare event loop, a
 //	           testing/synctest bubble and clock.Mock (-json)
 //	chaos      real processes on PostgreSQL, SIGKILLed at named points

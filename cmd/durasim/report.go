@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -16,15 +17,16 @@ import (
 )
 
 // cmdReport is `durasim report [-out DIR] [-lang pt-BR|en] [-scenario NAME]`:
-// it builds the scenarios in parallel, renders them and writes the files.
-// With every scenario it also writes the index. It fails (status 1) after
-// writing if a scenario's checks do not all hold.
+// it builds the scenarios and the River report (-scenario river-target
+// alone) in parallel, renders them and writes the files. With every
+// report it also writes the index. It fails (status 1) after writing if a
+// report's checks do not all hold.
 func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("durasim report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "reports/out", "directory to write the reports to")
 	lang := fs.String("lang", "", "only this language (pt-BR or en; default both)")
-	name := fs.String("scenario", "", "only this scenario (default all)")
+	name := fs.String("scenario", "", "only this scenario, or "+reports.RiverName+" for the River report (default all)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -36,20 +38,25 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		langs = []reports.Lang{l}
 	}
-	list := scenarios.All()
-	if *name != "" && *name != "all" {
+	list, withRiver := scenarios.All(), true
+	switch *name {
+	case "", "all":
+	case reports.RiverName:
+		list = nil
+	default:
 		s, err := scenarios.Lookup(*name)
 		if err != nil {
-			return usageErr("%v", err)
+			return usageErr("%v (or %s)", err, reports.RiverName)
 		}
-		list = []scenarios.Scenario{s}
+		list, withRiver = []scenarios.Scenario{s}, false
 	}
 	start := time.Now()
-	built, err := buildAll(list)
+	built, river, err := buildAll(list, withRiver)
 	if err != nil {
 		return err
 	}
-	files, err := reports.Render(built, langs, len(list) == len(scenarios.All()))
+	all := reports.Reports(built, river)
+	files, err := reports.Render(all, langs, len(list) == len(scenarios.All()) && river != nil)
 	if err != nil {
 		return err
 	}
@@ -57,26 +64,45 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	failed := 0
-	for _, b := range built {
-		held, total := b.Held()
+	for _, r := range all {
+		held, total := r.Held()
 		mark := "✓"
 		if held != total {
 			mark, failed = "✗", failed+1
 		}
-		fmt.Fprintf(stdout, "%s %-22s %d/%d checks\n", mark, b.Scenario.Name, held, total)
+		fmt.Fprintf(stdout, "%s %-22s %d/%d checks\n", mark, r.Name(), held, total)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%s, %s) to %s in %.1fs\n", sim.Counted(len(files), "file"),
-		sim.Counted(len(built), "scenario"), sim.Counted(len(langs), "language"), *out, time.Since(start).Seconds())
+		sim.Counted(len(all), "report"), sim.Counted(len(langs), "language"), *out, time.Since(start).Seconds())
 	if failed > 0 {
-		fmt.Fprintf(stdout, "%s do not hold: see their reports\n", sim.Counted(failed, "scenario"))
+		fmt.Fprintf(stdout, "%s do not hold: see their reports\n", sim.Counted(failed, "report"))
 		return errViolation
 	}
 	return nil
 }
 
-// buildAll builds the scenarios on every core; the result keeps the
-// scenarios' order, so the output does not depend on the schedule.
-func buildAll(list []scenarios.Scenario) ([]*reports.Built, error) {
+// buildRiver builds the River report. TestReportTwice under -short (the
+// race detector's run, make race) sets it to nil, and report then writes
+// the scenarios without it and without the index: River's runs on its
+// pure-Go SQLite take about ten minutes under the race detector.
+var buildRiver = reports.BuildRiver
+
+// buildAll builds the scenarios on every core, and beside them the River
+// report (which spreads its designs over the cores itself); the result
+// keeps the scenarios' order, so the output does not depend on the
+// schedule.
+func buildAll(list []scenarios.Scenario, withRiver bool) ([]*reports.Built, *reports.River, error) {
+	var river *reports.River
+	riverErr := make(chan error, 1)
+	if withRiver && buildRiver != nil {
+		go func() {
+			var err error
+			river, err = buildRiver(context.Background())
+			riverErr <- err
+		}()
+	} else {
+		riverErr <- nil
+	}
 	built := make([]*reports.Built, len(list))
 	errs := make([]error, len(list))
 	next := make(chan int)
@@ -95,12 +121,15 @@ func buildAll(list []scenarios.Scenario) ([]*reports.Built, error) {
 	}
 	close(next)
 	wg.Wait()
+	if err := <-riverErr; err != nil {
+		return nil, nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return built, nil
+	return built, river, nil
 }
 
 // hasScenarioFlag reports whether a `run` command line names a scenario.

@@ -2,22 +2,32 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/durasim/durasim/reports"
 	"github.com/durasim/durasim/scenarios"
+	"github.com/durasim/durasim/targetsim"
 )
 
 // TestReportTwice writes every report twice, in parallel builds, into two
-// directories: the trees must be byte-identical, the site included.
+// directories: the trees must be byte-identical, the site included. With
+// -short (make race) it leaves the River report out: its SQLite runs take
+// about ten minutes under the race detector.
 func TestReportTwice(t *testing.T) {
+	if testing.Short() {
+		defer func(f func(context.Context) (*reports.River, error)) { buildRiver = f }(buildRiver)
+		buildRiver = nil
+	}
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
 		var out bytes.Buffer
@@ -34,11 +44,95 @@ func TestReportTwice(t *testing.T) {
 			t.Errorf("%s differs between two runs", path)
 		}
 	}
-	for _, name := range []string{"index.md", "site/index.html", "site/pt-BR/opening-incident.html", "site/en/opening-incident.html"} {
+	want := []string{"site/pt-BR/opening-incident.html", "site/en/opening-incident.html"}
+	if !testing.Short() {
+		want = append(want, "index.md", "site/index.html", "en/river-target.md", "site/en/river-target.html")
+	}
+	for _, name := range want {
 		if _, ok := ta[name]; !ok {
 			t.Errorf("no %s", name)
 		}
 	}
+	if testing.Short() {
+		if _, ok := ta["index.md"]; ok {
+			t.Error("an index without the River report")
+		}
+		return
+	}
+	checkRiverReplays(t, string(ta["en/river-target.md"]))
+}
+
+// checkRiverReplays runs every replay command the River report prints and
+// holds it to the report: a naive design's counterexample prints the
+// violation the report lists for it (status 1), the documented pattern's
+// plan under a correct design prints none (status 0).
+func checkRiverReplays(t *testing.T, md string) {
+	t.Helper()
+	listed := map[string]string{} // design → its shrunk counterexample's violation
+	for _, m := range regexp.MustCompile("(?m)^- `([a-z-]+)`: `(target-[^`]+)`$").FindAllStringSubmatch(md, -1) {
+		listed[m[1]] = m[2]
+	}
+	seen, printed := map[string]bool{}, map[string]bool{}
+	for _, m := range regexp.MustCompile("go run ./cmd/durasim (replay -target river [^`\n#]*[^`\n# ])").FindAllStringSubmatch(md, -1) {
+		if seen[m[1]] {
+			continue
+		}
+		seen[m[1]] = true
+		args := shellFields(m[1])
+		design := targetsim.DefaultConfig().Design.String()
+		if i := slices.Index(args, "-design"); i >= 0 {
+			design = args[i+1]
+		}
+		d, err := targetsim.LookupDesign(design)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		switch {
+		case d.Correct() && code != 0:
+			t.Errorf("%s: status %d for a correct design:\n%s", m[1], code, stderr.String())
+		case !d.Correct() && (code != 1 || !strings.Contains(stderr.String(), "violation: "+listed[design]+"\n")):
+			t.Errorf("%s: status %d, want 1 and the report's violation %q:\n%s", m[1], code, listed[design], stderr.String())
+		case !d.Correct():
+			printed[design] = true
+		}
+	}
+	for design := range listed {
+		if !printed[design] {
+			t.Errorf("no replay of the report prints %s's violation", design)
+		}
+	}
+	if len(listed) == 0 || len(seen) <= len(listed) {
+		t.Errorf("%d replays for %d counterexamples: the report lost its commands", len(seen), len(listed))
+	}
+}
+
+// shellFields splits a command line as sh does for the report's commands:
+// words, and '...' as one word.
+func shellFields(s string) []string {
+	var out []string
+	var word strings.Builder
+	quoted, in := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, in = !quoted, true
+		case r == ' ' && !quoted:
+			if in {
+				out = append(out, word.String())
+				word.Reset()
+			}
+			in = false
+		default:
+			word.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, word.String())
+	}
+	return out
 }
 
 func tree(t *testing.T, dir string) map[string][]byte {
@@ -73,8 +167,8 @@ func TestReportSelective(t *testing.T) {
 	if code := run([]string{"report", "-lang", "fr"}, io.Discard, &stderr); code != 2 {
 		t.Errorf("-lang fr: status %d, want 2", code)
 	}
-	if code := run([]string{"report", "-scenario", "nope"}, io.Discard, &stderr); code != 2 {
-		t.Errorf("-scenario nope: status %d, want 2", code)
+	if code := run([]string{"report", "-scenario", "nope"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "river-target") {
+		t.Errorf("-scenario nope: status %d, want 2 and the River report named: %q", code, stderr.String())
 	}
 }
 
