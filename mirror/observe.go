@@ -158,15 +158,19 @@ func (b *Backend) lease(c Conn, e *model.Event) error {
 	if err != nil {
 		return b.differ(e, "error: "+err.Error(), "a lease")
 	}
-	stage := model.StageIngest
-	if j := b.sys.JobRef(e.Job); j != nil {
-		stage = j.Stage
+	j := b.sys.JobRef(e.Job)
+	if j == nil {
+		return b.differ(e, "-", "a job the model does not hold")
 	}
-	want := fmt.Sprintf("%s fence=%d attempt=%d stage=%s", e.Job, e.Fence, e.Attempt, stage)
+	// The job as the lease hands it to the worker: its key, tenant and
+	// payload are what the worker works on.
+	want := fmt.Sprintf("%s fence=%d attempt=%d stage=%s key=%s tenant=%s payload=%016x", e.Job, e.Fence, e.Attempt, j.Stage,
+		j.Key, j.Tenant, j.PayloadHash)
 	if !ok {
 		return b.differ(e, "no visible job", want)
 	}
-	got := fmt.Sprintf("%s fence=%d attempt=%d stage=%s", l.Job, l.Fence, l.Attempt, l.Stage)
+	got := fmt.Sprintf("%s fence=%d attempt=%d stage=%s key=%s tenant=%s payload=%016x", l.Job, l.Fence, l.Attempt, l.Stage,
+		l.Key, l.Tenant, l.Payload)
 	if got != want {
 		return b.differ(e, got, want)
 	}
@@ -218,6 +222,12 @@ func (b *Backend) fenced(e *model.Event, err error) error {
 		return b.differ(e, "refused: "+fe.Code.String(), want)
 	case e.Code == model.CodeStaleFence && fe.Current != uint64(e.N2):
 		return b.differ(e, fmt.Sprintf("stale fence %d (current %d)", fe.Presented, fe.Current), want)
+	case e.Code == model.CodeNotLeased:
+		// Not leased: the store says in which state it found the job (a
+		// refusal changes nothing, so the model's job is still in it).
+		if j := b.sys.JobRef(e.Job); j != nil && fe.State != j.State {
+			return b.differ(e, "refused: not leased, the job "+fe.State.String(), "refused: not leased, the job "+j.State.String())
+		}
 	}
 	return nil
 }
@@ -412,12 +422,19 @@ func (b *Backend) tear(e *model.Event, statements int, what, want string, op fun
 			return err
 		}
 		c.TearAfter(k)
+		c.CountStatements()
 		err = op(c)
-		torn := c.Torn()
+		torn, ran := c.Torn(), c.Statements()
 		_ = c.Close()
 		if !torn || err == nil {
 			return b.differ(e, fmt.Sprintf("%s torn after %d of its %d statements went through (%v)",
 				what, k, statements, err), "nothing: "+want)
+		}
+		if ran != k+1 {
+			// The tear fell elsewhere than armed (it counts the statement it
+			// stopped): the instrument is broken, and what it proves, void.
+			return b.differ(e, fmt.Sprintf("%s armed to tear after %d statements, torn at statement %d", what, k, ran),
+				fmt.Sprintf("torn before statement %d", k+1))
 		}
 	}
 	return nil

@@ -67,7 +67,16 @@ func (b *Backend) probe(e *model.Event) error {
 			c.FailAt(op, k)
 			_ = b.replay(c, e)
 			fired, committed := c.Failed()
+			ran := c.Statements()
 			_ = c.Close()
+			if !fired && op == 0 && ran > k {
+				// The operation ran its statement k+1, yet it did not fail as
+				// armed: the probe is broken, and what it proves, void. (An
+				// event's first operation, when not failed, is all that ran:
+				// its error ends the replay.)
+				return b.differ(e, fmt.Sprintf("its statement %d ran although armed to fail (%d statements ran)", k+1, ran),
+					fmt.Sprintf("statement %d failing", k+1))
+			}
 			if committed {
 				return b.differ(e, fmt.Sprintf("its operation %d committed although its statement %d failed", op+1, k+1),
 					"the failed statement's error, and nothing written")
