@@ -87,7 +87,15 @@ func (b *Backend) replay(c Conn, e *model.Event) error {
 	case model.EvPublish:
 		return b.publish(c, e)
 	case model.EvMarkPublished:
-		return b.agree(e, "marked", c.MarkPublished(ctx, e.EventID, e.At))
+		if err := b.agree(e, "marked", c.MarkPublished(ctx, e.EventID, e.At)); err != nil {
+			return err
+		}
+		// Marking an event no commit made is refused (the model has no
+		// such row to mark).
+		if err := c.MarkPublished(ctx, model.EventID(b.sys.Rows()+1), e.At); err == nil {
+			return b.differ(e, fmt.Sprintf("event %d, never committed, marked", b.sys.Rows()+1), "refused: no outbox event")
+		}
+		return nil
 	case model.EvApply:
 		return b.apply(c, e)
 	case model.EvDLQWrite:
@@ -314,7 +322,16 @@ func (b *Backend) publish(c Conn, e *model.Event) error {
 	if err == nil && msg != e.N {
 		return b.differ(e, fmt.Sprintf("message %d", msg), fmt.Sprintf("message %d", e.N))
 	}
-	return b.agree(e, "published", err)
+	if err := b.agree(e, "published", err); err != nil {
+		return err
+	}
+	// A relay claiming one row at a time gets the oldest unpublished
+	// (still this one: it is published, not yet marked).
+	one, err := c.ClaimUnpublished(b.ctx, 1)
+	if err != nil || len(one) != 1 || one[0] != rows[0] {
+		return b.differ(e, fmt.Sprintf("a claim of one row: %v %v", one, err), fmt.Sprintf("%+v", rows[0]))
+	}
+	return nil
 }
 
 // unpublished compares a claim's rows with the model's unpublished rows
