@@ -516,6 +516,7 @@ func (p *partial) exposures() []Exposure {
 
 func sortedIDs[V any](m map[target.JobID]V) []target.JobID {
 	ids := make([]target.JobID, 0, len(m))
+	//det:sorted
 	for id := range m {
 		ids = append(ids, id)
 	}
@@ -526,9 +527,11 @@ func sortedIDs[V any](m map[target.JobID]V) []target.JobID {
 // sortedAttempts lists the keys of a and b, by job, attempt, actor.
 func sortedAttempts(a map[attemptKey][]*target.Op, b map[attemptKey][]target.Effect) []attemptKey {
 	var ks []attemptKey
+	//det:sorted
 	for k := range a {
 		ks = append(ks, k)
 	}
+	//det:sorted
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			ks = append(ks, k)
