@@ -193,9 +193,11 @@ func (op *Operator) submit(ctx context.Context) error {
 				e.Err = "accepted as j" + strconv.FormatInt(int64(got), 10)
 			}
 		} else {
-			e.Op, e.Job, e.Deduped = OpResubmit, int64(got), !created
+			e.Op, e.Job = OpResubmit, int64(got)
 			if refused {
 				e.Job, e.Err = int64(id), "refused as a conflict"
+			} else {
+				e.Deduped = !created // only an answer without an error says it
 			}
 		}
 		op.Hist.Write(e)

@@ -58,10 +58,18 @@ func ParseEquivalents(r io.Reader) ([]Argued, error) {
 // splitEntry splits "file func op "orig" -> "mut" #k: reason".
 func splitEntry(line string) (id, reason string, err error) {
 	bad := fmt.Errorf("want: file function operator \"original\" -> \"mutated\" #N: reason")
-	f := strings.SplitN(line, " ", 4)
-	if len(f) != 4 {
+	// The function may hold a space ("const messagesQuery" names a
+	// package-level declaration): the operator is the word before the
+	// first quoted snippet, the function everything between it and the file.
+	q := strings.IndexAny(line, "\"`")
+	if q < 1 || line[q-1] != ' ' {
 		return "", "", bad
 	}
+	words := strings.Fields(line[:q])
+	if len(words) < 3 {
+		return "", "", bad
+	}
+	f := []string{words[0], strings.Join(words[1:len(words)-1], " "), words[len(words)-1], line[q:]}
 	if _, err := ParseOperator(f[2]); err != nil {
 		return "", "", err
 	}

@@ -9,16 +9,20 @@ import (
 func TestParseEquivalents(t *testing.T) {
 	m := &Mutant{File: "q.go", Func: "(*S).f", Op: CondBoundary, Original: `a < "x: y"`, Mutated: `a <= "x: y"`, Index: 2}
 	text := "# argued equivalent\n\n" + m.ID() + ": a is never \"x: y\" here\n" +
-		"q.go g logical `a && b` -> `a || b` #0: quoted with backquotes\n"
+		"q.go g logical `a && b` -> `a || b` #0: quoted with backquotes\n" +
+		"reads.go const messagesQuery sql-literal \"a > b\" -> \"a >= b\" #0: a declaration's name holds a space\n"
 	eqs, err := ParseEquivalents(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(eqs) != 2 || eqs[0].ID != m.ID() || eqs[0].Reason != `a is never "x: y" here` || eqs[0].Line != 3 {
+	if len(eqs) != 3 || eqs[0].ID != m.ID() || eqs[0].Reason != `a is never "x: y" here` || eqs[0].Line != 3 {
 		t.Fatalf("got %+v", eqs)
 	}
 	if eqs[1].ID != `q.go g logical "a && b" -> "a || b" #0` {
 		t.Errorf("backquoted entry read as %s", eqs[1].ID)
+	}
+	if eqs[2].ID != `reads.go const messagesQuery sql-literal "a > b" -> "a >= b" #0` {
+		t.Errorf("entry with a spaced function read as %s", eqs[2].ID)
 	}
 	for _, bad := range []string{
 		m.ID(),         // no reason
