@@ -59,14 +59,23 @@ func (r *Result) HashHex() string { return fmt.Sprintf("%016x", r.Hash) }
 
 // Counts are how often a run took each path.
 type Counts struct {
-	Inserts, UniqueSkipped      int
-	Polls                       int // fetch calls, empty ones included
-	Fetches, Reports, Refused   int // reports the queue left (the job no longer running)
-	Rollbacks, StaleCompletions int // handler transactions rolled back; completions that came back not this worker's
-	Stuck, Rescued, Scheduled   int
-	Crashes, Pauses, Retries    int
-	Timeouts                    int // handlers whose work outlived the job's context
-	ZombieWrites                int // writes by a worker whose attempt another worker had fetched since
+	Inserts       int `json:"inserts"`
+	UniqueSkipped int `json:"unique_skipped"`
+	Polls         int `json:"polls"` // fetch calls, empty ones included
+	Fetches       int `json:"fetches"`
+	Reports       int `json:"reports"`
+	Refused       int `json:"refused"`   // reports the queue left (the job no longer running)
+	Rollbacks     int `json:"rollbacks"` // handler transactions rolled back
+	// StaleCompletions are completions that came back not this worker's.
+	StaleCompletions int `json:"stale_completions"`
+	Stuck            int `json:"stuck"`
+	Rescued          int `json:"rescued"`
+	Scheduled        int `json:"scheduled"`
+	Crashes          int `json:"crashes"`
+	Pauses           int `json:"pauses"`
+	Retries          int `json:"retries"`
+	Timeouts         int `json:"timeouts"`      // handlers whose work outlived the job's context
+	ZombieWrites     int `json:"zombie_writes"` // writes by a worker whose attempt another worker had fetched since
 }
 
 // Timing of the simulated environment (all whole milliseconds, so that

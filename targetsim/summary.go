@@ -31,7 +31,7 @@ type Summary struct {
 
 // NewSummary starts an empty summary.
 func NewSummary() *Summary {
-	return &Summary{Faults: map[string]int{}, Violations: map[string]int{}, fold: newFold()}
+	return &Summary{Faults: map[string]int{}, Violations: map[string]int{}, Failing: []uint64{}, HandlerFailing: []uint64{}, fold: newFold()}
 }
 
 // Add folds one seed's result in (call in seed order).
