@@ -49,24 +49,37 @@ func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed
 	if err := s.smallSubsets(try); err != nil {
 		return s, err
 	}
-	for i := len(s.Config.Plan.Faults) - 1; i >= 0; i-- {
-		c := s.Config
-		c.Plan = c.Plan.Without(i)
-		if _, err := try(c); err != nil {
+	// Faults, then documents, then workers, again while a round changes
+	// something: with fewer documents or workers a fault the first round
+	// needed for its timing may go.
+	for round := 0; round < maxShrinkRounds; round++ {
+		kept := s.Config
+		for i := len(s.Config.Plan.Faults) - 1; i >= 0; i-- {
+			c := s.Config
+			c.Plan = c.Plan.Without(i)
+			if _, err := try(c); err != nil {
+				return s, err
+			}
+		}
+		if err := s.shrinkDocs(try); err != nil {
 			return s, err
 		}
-	}
-	if err := s.shrinkDocs(try); err != nil {
-		return s, err
-	}
-	for s.Config.Workers > 1 {
-		c := s.Config
-		c.Workers--
-		if !c.fitsWorkers() {
+		for s.Config.Workers > 1 {
+			c := s.Config
+			c.Workers--
+			if !c.fitsWorkers() {
+				break
+			}
+			ok, err := try(c)
+			if err != nil {
+				return s, err
+			}
+			if !ok {
+				break
+			}
+		}
+		if sameShape(kept, s.Config) {
 			break
-		}
-		if ok, err := try(c); err != nil || !ok {
-			return s, err
 		}
 	}
 	return s, nil
@@ -81,28 +94,58 @@ func (s *Shrunk) smallSubsets(try func(Config) (bool, error)) error {
 	if len(fs) <= 2 || len(fs) > 12 {
 		return nil
 	}
-	for size := 1; size <= 2; size++ {
-		for i := range fs {
-			for j := i + 1; j <= len(fs); j++ {
-				sub := []Fault{fs[i]}
-				if size == 2 {
-					if j == len(fs) {
-						continue
-					}
-					sub = append(sub, fs[j])
-				} else if j > i+1 {
-					break
-				}
-				c := s.Config
-				c.Plan = Plan{Faults: sub}
-				ok, err := try(c)
-				if err != nil || ok {
-					return err
-				}
+	maxSize := 2
+	if len(fs) > 3 && len(fs) <= maxTripleFaults {
+		maxSize = 3
+	}
+	for size := 1; size <= maxSize; size++ {
+		for _, idx := range combinations(len(fs), size) {
+			sub := make([]Fault, 0, size)
+			for _, i := range idx {
+				sub = append(sub, fs[i])
+			}
+			c := s.Config
+			c.Plan = Plan{Faults: sub}
+			ok, err := try(c)
+			if err != nil || ok {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// Bounds of the shrinker's work: rounds of the fault, document and worker
+// passes, and the largest plan whose triples are tried (8 faults: 56).
+const (
+	maxShrinkRounds = 4
+	maxTripleFaults = 8
+)
+
+// combinations lists the k-element subsets of 0..n-1 in lexicographic
+// order.
+func combinations(n, k int) [][]int {
+	var out [][]int
+	idx := make([]int, k)
+	var rec func(start, depth int)
+	rec = func(start, depth int) {
+		if depth == k {
+			out = append(out, slices.Clone(idx))
+			return
+		}
+		for i := start; i <= n-(k-depth); i++ {
+			idx[depth] = i
+			rec(i+1, depth+1)
+		}
+	}
+	rec(0, 0)
+	return out
+}
+
+// sameShape reports whether two configurations run the same faults,
+// documents and workers.
+func sameShape(a, b Config) bool {
+	return a.Workers == b.Workers && slices.Equal(a.Only, b.Only) && slices.Equal(a.Plan.Faults, b.Plan.Faults)
 }
 
 // shrinkDocs leaves out documents one at a time (those the plan names
