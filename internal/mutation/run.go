@@ -67,6 +67,10 @@ type Report struct {
 	Misjudged  []Argued // argued equivalent, yet killed
 }
 
+// ErrNoneSelected is Run's error when Filter and Skip leave no mutant:
+// nothing to run is a mistake in the filter, not a perfect score.
+var ErrNoneSelected = errors.New("no mutant selected")
+
 // Run enumerates, filters, classifies and runs the mutants of o.Pkg.
 func Run(o Options) (*Report, error) {
 	start := time.Now()
@@ -154,6 +158,10 @@ func prepare(o Options) (*session, error) {
 		if (o.Filter == nil || o.Filter.MatchString(id)) && (o.Skip == nil || !o.Skip.MatchString(id)) {
 			s.sel = append(s.sel, m)
 		}
+	}
+	if len(s.sel) == 0 && len(s.all) > 0 {
+		// Nothing to run is a mistake of -run or -skip, not a perfect score.
+		return nil, fmt.Errorf("%w: -run and -skip select none of the %d mutants of %s (they match \"file:line:col id\", as -list prints it)", ErrNoneSelected, len(s.all), s.pkg.ImportPath)
 	}
 	return s, nil
 }

@@ -1,8 +1,10 @@
 package mutation
 
 import (
+	"errors"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,5 +89,18 @@ func runSample(t *testing.T, schemata bool) {
 	}
 	if r.Reached == 0 || r.Reached >= r.Statements {
 		t.Errorf("coverage %d of %d statements: want some but not all (Unused never runs)", r.Reached, r.Statements)
+	}
+}
+
+// A filter that selects nothing is an error before the killer runs, not
+// a run that scores 100% of nothing.
+func TestRunFilterSelectingNothing(t *testing.T) {
+	_, err := Run(Options{
+		Pkg: "./testdata/sample", Killer: []string{"./testdata/samplekiller", "clamp"},
+		Filter: regexp.MustCompile(`^no such mutant$`), Jobs: 1, Timeout: Timeout{Fixed: 2 * time.Second},
+		Dir: filepath.Join(t.TempDir(), "work"),
+	})
+	if !errors.Is(err, ErrNoneSelected) || !strings.Contains(err.Error(), "select none of the 16 mutants") {
+		t.Fatalf("got %v, want ErrNoneSelected naming the 16 mutants", err)
 	}
 }

@@ -164,6 +164,9 @@ func measure(f *flags, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(o.Dir)
 	}
 	r, err := mutation.Run(o)
+	if errors.Is(err, mutation.ErrNoneSelected) {
+		return &usageError{err}
+	}
 	if err != nil {
 		return err
 	}
