@@ -23,7 +23,7 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	c := DefaultConfig()
 	c.DB = pgtest.Fresh(t, pgtest.URL(t))
 	c.Design, c.Workers, c.Steady, c.MaxWorkers, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
-	c.PauseEvery, c.MaxFreeze, c.Zombies = 700*time.Millisecond, c.RescueAfter+time.Second, 0
+	c.PauseEvery, c.MaxFreeze, c.Zombies = 150*time.Millisecond, c.RescueAfter+time.Second, 0
 	c.Drain, c.Timeout = 45*time.Second, 55*time.Second
 	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
 	return c
