@@ -1,11 +1,7 @@
 package chaos
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"os"
-	"sync"
+	"github.com/durasim/durasim/internal/jsonl"
 )
 
 // History operations: one line per completed operation.
@@ -59,83 +55,44 @@ type Entry struct {
 	T1      int64   `json:"t1,omitempty"`
 }
 
-// History appends entries to a file, one write(2) per line with no
-// buffering: a line written is in the kernel when the process is killed,
-// so a SIGKILL loses at most the line of the operation in flight. A nil
-// History, or one without a file, keeps entries in memory (tests).
+// History appends entries to a file, one write(2) per line and no
+// buffering (internal/jsonl): a line written is in the kernel when the
+// process is killed. A nil History writes nothing; one without a file
+// keeps its entries in memory (tests).
 type History struct {
 	Proc string
-
-	mu      sync.Mutex
-	f       *os.File
-	entries []Entry
+	log  jsonl.Log[Entry]
 }
 
 // OpenHistory opens (appending) the history file at path for process proc.
 func OpenHistory(path, proc string) (*History, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
+	h := &History{Proc: proc}
+	if err := h.log.Open(path, "durasim worker"); err != nil {
 		return nil, err
 	}
-	return &History{Proc: proc, f: f}, nil
+	return h, nil
 }
 
-// Write appends e. A write error ends the process (status 3, which the
-// orchestrator treats as a failure): a history with a hole would make the
-// checks lie.
+// Write appends e, stamped with the process. A write error ends the
+// process (status 3): a history with a hole would make the checks lie.
 func (h *History) Write(e Entry) {
 	if h == nil {
 		return
 	}
 	e.Proc = h.Proc
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.f == nil {
-		h.entries = append(h.entries, e)
-		return
-	}
-	b, err := json.Marshal(e)
-	if err == nil {
-		_, err = h.f.Write(append(b, '\n'))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "durasim worker: history %s: %v\n", h.f.Name(), err)
-		os.Exit(3)
-	}
+	h.log.Append(e)
 }
 
 // Entries returns the in-memory entries (tests).
-func (h *History) Entries() []Entry {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]Entry(nil), h.entries...)
-}
+func (h *History) Entries() []Entry { return h.log.Entries() }
 
 // Close closes the file.
 func (h *History) Close() error {
-	if h == nil || h.f == nil {
+	if h == nil {
 		return nil
 	}
-	return h.f.Close()
+	return h.log.Close()
 }
 
-// ReadHistory reads a history file. A torn last line (a write cut short,
-// which O_APPEND writes of this size never are in practice) is ignored.
-func ReadHistory(path string) ([]Entry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e Entry
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err()
-}
+// ReadHistory reads a history file; a torn last line is ignored.
+func ReadHistory(path string) ([]Entry, error) { return jsonl.Read[Entry](path) }
