@@ -20,7 +20,7 @@ import (
 // River's adapter below it) and targetsim (the actors that drive a target
 // on the scheduler). The drivers below are not scanned: database/sql and
 // River run goroutines of their own, and their callers wait for every call.
-var coreDirs = []string{"../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim", "../../workflow", "../../timeline", "../../mirror", "../../target", "../../targetsim"}
+var coreDirs = []string{"../../boundary", "../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim", "../../workflow", "../../timeline", "../../mirror", "../../target", "../../targetsim"}
 
 func TestCoreIsDeterministic(t *testing.T) {
 	scanned := 0
