@@ -3,6 +3,7 @@ package faults
 import (
 	"math"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/model"
 )
 
@@ -17,23 +18,24 @@ const AnyWorker int32 = -1
 type Fault struct {
 	Kind     Kind
 	Boundary model.Boundary // Crash, Pause
-	Worker   int32          // Crash, Pause: worker index (text wN) or AnyWorker (text *)
+	Worker   int32          // Crash, Pause: worker index from 0 (text wN) or AnyWorker (text *)
 	Nth      int32          // 1-based: crossing of Boundary, broker publish or commit
-	Doc      int32          // Transient, Permanent, Poison, DeadlinePressure: 1-based document
-	Attempt  int32          // Transient: failing attempt, 0 = every attempt (text *)
-	At       model.Time     // RateLimit: burst start since the run started
-	For      model.Time     // Pause, Delay, RateLimit: duration; DeadlinePressure: deadline after creation
+	Doc      int32          // document faults: 1-based document
+	Attempt  int32          // Transient, Slow, Cancel, Snooze: the attempt it strikes, 0 = every attempt (text *)
+	At       model.Time     // RateLimit: burst start; ResubmitAt: when; both since the run started
+	For      model.Time     // Pause, Delay, RateLimit, Slow, Snooze: duration; DeadlinePressure: deadline after creation
+	Max      int32          // FewAttempts: the document's max attempts
 }
 
-// Validate reports the first field that is out of range for the fault's
-// kind, or a field the kind does not use that is not zero.
-func (f Fault) Validate() error {
-	if f.Kind >= KindCount {
-		return fieldErrorf(fKind, "unknown fault kind %d", f.Kind)
-	}
-	if f.Kind.atBoundary() && (f.Boundary == model.NoBoundary || f.Boundary.Role() == model.RoleNone) {
-		return fieldErrorf(fBoundary, "%s needs a boundary (%s)", f.Kind, boundaryList())
-	}
+// Validate reports the first thing wrong with f as a fault of the
+// pipeline ([Pipeline]): a kind or boundary the pipeline does not have, a
+// field out of range for the kind, or a field the kind does not use that
+// is not zero. [Vocabulary.Check] does the same for another system.
+func (f Fault) Validate() error { return Pipeline.Check(f) }
+
+// shape checks the fields of a fault of a known kind at a real boundary:
+// those the kind uses in range, the others zero (or AnyWorker).
+func (f Fault) shape() error {
 	uses := f.fields()
 	for fd := fBoundary; fd < fieldCount; fd++ {
 		if err := f.check(fd, uses&fd.bit() != 0); err != nil {
@@ -56,7 +58,7 @@ func (f Fault) check(fd field, used bool) error {
 		return nil
 	}
 	switch fd {
-	case fNth, fDoc:
+	case fNth, fDoc, fMax:
 		if f.value(fd) < 1 {
 			return fieldErrorf(fd, "%s must be >= 1, got %d", fd.name(f.Kind), f.value(fd))
 		}
@@ -96,7 +98,8 @@ func (f Fault) describe() string {
 	return f.Kind.String()
 }
 
-// onWorkerBoundary reports whether the fault's boundary is crossed by workers.
+// onWorkerBoundary reports whether the fault's boundary is crossed by
+// workers: only then does it name one (worker=).
 func (f Fault) onWorkerBoundary() bool {
-	return f.Kind.atBoundary() && f.Boundary.Role() == model.RoleWorker
+	return f.Kind.atBoundary() && f.Boundary.Actor() == boundary.Worker
 }

@@ -15,10 +15,11 @@ const (
 	fAttempt
 	fAt
 	fFor
+	fMax
 	fieldCount
 )
 
-var fieldNames = [fieldCount]string{"kind", "boundary", "nth", "worker", "doc", "attempt", "at", "for"}
+var fieldNames = [fieldCount]string{"kind", "boundary", "nth", "worker", "doc", "attempt", "at", "for", "max"}
 
 func (fd field) bit() uint16 { return 1 << fd }
 
@@ -49,6 +50,12 @@ var kindFields = [KindCount]uint16{
 	ResubmitEdited:   fDoc.bit(),
 	CrashLoop:        fDoc.bit(),
 	Malformed:        fDoc.bit(),
+	Slow:             fDoc.bit() | fAttempt.bit() | fFor.bit(),
+	Cancel:           fDoc.bit() | fAttempt.bit(),
+	Snooze:           fDoc.bit() | fAttempt.bit() | fFor.bit(),
+	ResubmitAt:       fDoc.bit() | fAt.bit(),
+	Redrive:          fDoc.bit(),
+	FewAttempts:      fDoc.bit() | fMax.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.
@@ -82,6 +89,8 @@ func (f Fault) value(fd field) int64 {
 		return f.At
 	case fFor:
 		return f.For
+	case fMax:
+		return int64(f.Max)
 	}
 	return 0
 }

@@ -1,23 +1,22 @@
 package faults
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Kind is the kind of a [Fault]. Its text names are part of the plan format;
-// never rename one.
+// never rename one. The numbers are not: a plan is text.
 type Kind uint8
 
-// The fault kinds.
+// The fault kinds of every system. A [Vocabulary] says which of them a
+// system has; the package documentation says why each name is what it is.
 const (
 	Crash            Kind = iota // an actor dies at a boundary
 	Pause                        // an actor stalls at a boundary (GC or network stall)
 	Duplicate                    // the broker delivers the nth published message twice
 	Delay                        // the broker delays the nth published message
 	Reorder                      // the broker delivers the nth message after the next one
-	Transient                    // extraction of a document fails transiently
+	Transient                    // a document's work fails transiently, and is retried
 	Permanent                    // extraction of a document fails permanently
 	Poison                       // a document fails schema validation every time
 	RateLimit                    // the provider answers 429 during a burst
@@ -27,6 +26,17 @@ const (
 	ResubmitEdited               // a client submits an edited document under the same id
 	CrashLoop                    // every worker that leases a document dies (while faults last)
 	Malformed                    // a client's first request for a document is malformed
+	// Slow: a document's work takes the given time, not watching its
+	// context (a target's handler).
+	Slow
+	Cancel // a document's handler cancels its job (final, not retried)
+	Snooze // a document's handler snoozes its job for a while
+	// ResubmitAt is a client submitting its document again at a given
+	// time (a target's client): text "resubmit", like [Resubmit], whose
+	// time is its reply. A system has one of the two.
+	ResubmitAt
+	Redrive     // an operator asks a failed (discarded or cancelled) job to run again
+	FewAttempts // a document's job is inserted with its own max attempts
 	KindCount
 )
 
@@ -46,6 +56,12 @@ var kindNames = [KindCount]string{
 	ResubmitEdited:   "resubmit-edited",
 	CrashLoop:        "crash-loop",
 	Malformed:        "malformed",
+	Slow:             "slow",
+	Cancel:           "cancel",
+	Snooze:           "snooze",
+	ResubmitAt:       "resubmit",
+	Redrive:          "redrive",
+	FewAttempts:      "few-attempts",
 }
 
 func (k Kind) String() string {
@@ -53,16 +69,6 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
-// ParseKind maps a kind's text name back to the kind.
-func ParseKind(s string) (Kind, error) {
-	for k := range KindCount {
-		if kindNames[k] == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown fault kind %q (want %s)", s, strings.Join(kindNames[:], ", "))
 }
 
 // atBoundary reports whether the kind strikes an actor at a boundary.

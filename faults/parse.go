@@ -6,18 +6,23 @@ import (
 	"strings"
 )
 
-// Parse reads a plan from text. Faults are separated by newlines or ';';
+// Parse reads a plan of the pipeline ([Pipeline]) from text; see
+// [Vocabulary.Parse].
+func Parse(text string) (Plan, error) { return Pipeline.Parse(text) }
+
+// Parse reads a plan of the vocabulary's system from text. Faults are separated by newlines or ';';
 // '#' starts a comment that runs to the end of the line; blank lines and
 // extra spaces are ignored. An error is one line, "plan:LINE:COL: message",
 // where LINE and COL (1-based, in bytes) locate the offending token in the
-// physical line. Parse never panics.
-func Parse(text string) (Plan, error) {
+// physical line. A kind or boundary the system does not have is an
+// error that lists the ones it has. Parse never panics.
+func (v *Vocabulary) Parse(text string) (Plan, error) {
 	var out []Fault
 	for i, line := range strings.Split(text, "\n") {
 		if c := strings.IndexByte(line, '#'); c >= 0 {
 			line = line[:c]
 		}
-		fs, err := parseLine(line, i+1)
+		fs, err := v.parseLine(line, i+1)
 		if err != nil {
 			return Plan{}, err
 		}
@@ -27,7 +32,7 @@ func Parse(text string) (Plan, error) {
 }
 
 // parseLine parses the ';'-separated faults of one line (comment removed).
-func parseLine(line string, n int) ([]Fault, error) {
+func (v *Vocabulary) parseLine(line string, n int) ([]Fault, error) {
 	var out []Fault
 	start := 0
 	for start <= len(line) {
@@ -36,7 +41,7 @@ func parseLine(line string, n int) ([]Fault, error) {
 			end = len(line) - start
 		}
 		if toks := tokenize(line[start:start+end], start); len(toks) > 0 {
-			f, err := parseFault(toks)
+			f, err := v.parseFault(toks)
 			if err != nil {
 				return nil, err.at(n)
 			}
@@ -88,12 +93,12 @@ func (e *posError) at(line int) error {
 }
 
 // parseFault parses one fault from its tokens (at least one).
-func parseFault(toks []token) (Fault, *posError) {
-	k, err := ParseKind(toks[0].text)
+func (v *Vocabulary) parseFault(toks []token) (Fault, *posError) {
+	k, err := v.LookupKind(toks[0].text)
 	if err != nil {
 		return Fault{}, errorAt(toks[0].col, "%v", err)
 	}
-	p := faultParser{f: Fault{Kind: k}}
+	p := faultParser{v: v, f: Fault{Kind: k}}
 	p.cols[fKind] = toks[0].col
 	rest := toks[1:]
 	if k.atBoundary() {
@@ -112,6 +117,7 @@ func parseFault(toks []token) (Fault, *posError) {
 
 // faultParser accumulates one fault and where each of its fields was.
 type faultParser struct {
+	v    *Vocabulary
 	f    Fault
 	seen uint16
 	cols [fieldCount]int
@@ -125,7 +131,7 @@ func (p *faultParser) finish() (Fault, *posError) {
 			return Fault{}, errorAt(p.cols[fKind], "missing required field %s for %s", fd.name(p.f.Kind), p.f.describe())
 		}
 	}
-	if err := p.f.Validate(); err != nil {
+	if err := p.v.Check(p.f); err != nil {
 		col := p.cols[fKind]
 		var fe *fieldError
 		if errors.As(err, &fe) && p.cols[fe.field] > 0 {

@@ -12,9 +12,13 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		in, pos, names string
 	}{
-		{"explode nth=1", "plan:1:1:", `unknown fault kind "explode"`},
-		{"crash nowhere nth=1", "plan:1:7:", `unknown boundary "nowhere" (one of after_lease,`},
-		{"crash", "plan:1:1:", "crash needs a boundary"},
+		{"explode nth=1", "plan:1:1:", `unknown fault kind "explode" (the pipeline has crash, pause,`},
+		{"crash nowhere nth=1", "plan:1:7:", `unknown boundary "nowhere" (the pipeline has after_lease,`},
+		{"crash after_fetch nth=1", "plan:1:7:", "the pipeline has no boundary after_fetch (it has after_lease, after_extract,"},
+		{"slow doc=1 attempt=1 for=1s", "plan:1:1:", "the pipeline has no fault kind slow (it has crash, pause, duplicate,"},
+		{"few-attempts doc=1 max=2", "plan:1:1:", "the pipeline has no fault kind few-attempts"},
+		{"resubmit doc=1 at=2s", "plan:1:16:", `unknown key "at" for resubmit (want doc)`},
+		{"crash", "plan:1:1:", "crash needs a boundary before its fields (the pipeline has after_lease,"},
 		{"crash nth=1", "plan:1:7:", "crash needs a boundary"},
 		{"crash after_lease worker=*", "plan:1:1:", "missing required field nth"},
 		{"pause after_extract nth=1", "plan:1:1:", "missing required field for"},

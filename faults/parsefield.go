@@ -15,11 +15,12 @@ func (p *faultParser) boundary(toks []token) *posError {
 		if len(toks) > 1 {
 			col = toks[1].col
 		}
-		return errorAt(col, "%s needs a boundary before its fields (%s)", p.f.Kind, boundaryList())
+		bs := p.v.boundaries
+		return errorAt(col, "%s needs a boundary before its fields (%s has %s)", p.f.Kind, bs.System(), bs.Names())
 	}
-	b, err := model.ParseBoundary(toks[1].text)
+	b, err := p.v.boundaries.Lookup(toks[1].text)
 	if err != nil {
-		return errorAt(toks[1].col, "unknown boundary %q (%s)", toks[1].text, boundaryList())
+		return errorAt(toks[1].col, "%v", err)
 	}
 	p.f.Boundary, p.f.Worker = b, AnyWorker
 	p.cols[fBoundary] = toks[1].col
@@ -84,6 +85,8 @@ func (p *faultParser) set(fd field, val string) string {
 		p.f.Nth, ok = parseInt32(val)
 	case fDoc:
 		p.f.Doc, ok = parseInt32(val)
+	case fMax:
+		p.f.Max, ok = parseInt32(val)
 	case fWorker:
 		if p.f.Worker, ok = parseWorker(val); !ok {
 			return "malformed worker " + strconv.Quote(val) + " (want * or wN)"

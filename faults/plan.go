@@ -46,15 +46,10 @@ func (p Plan) Subset(keep []bool) Plan {
 	return Plan{Faults: out}
 }
 
-// Validate reports the first invalid fault, prefixed with its index.
-func (p Plan) Validate() error {
-	for i, f := range p.Faults {
-		if err := f.Validate(); err != nil {
-			return fmt.Errorf("fault %d (%s): %w", i+1, f, err)
-		}
-	}
-	return nil
-}
+// Validate reports the first fault that is not a valid fault of the
+// pipeline, prefixed with its number ([Vocabulary.Validate] for another
+// system).
+func (p Plan) Validate() error { return Pipeline.Validate(p) }
 
 // newPlan wraps faults, keeping the empty plan's Faults nil.
 func newPlan(fs []Fault) Plan {

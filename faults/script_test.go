@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
 )
@@ -44,7 +45,7 @@ func script(seed uint64, n int, docs, workers int32) []op {
 		o := op{call: r.IntN(callStop), now: now, doc: 1 + int32(r.IntN(int(docs)))}
 		o.b = model.Boundaries()[r.IntN(len(model.Boundaries()))]
 		o.worker = AnyWorker
-		if o.b.Role() == model.RoleWorker {
+		if o.b.Actor() == boundary.Worker {
 			o.worker = int32(r.IntN(int(workers)))
 		}
 		if o.call == callWork && (attempts[o.doc] == 0 || r.IntN(3) == 0) {
@@ -89,7 +90,7 @@ func call(in *Injector, o op) string {
 // heavySwarm turns every kind on at rate, with two 429 bursts.
 func heavySwarm(rate scheduler.PPM, maxFaults int32) *Swarm {
 	s := &Swarm{Params: SwarmParams{Workers: 4, Docs: 6, Lease: second, Horizon: 30 * second, MaxFaults: maxFaults}}
-	for k := range KindCount {
+	for _, k := range Pipeline.Kinds() {
 		s.Kinds[k] = KindSetting{Enabled: true, Rate: rate}
 	}
 	s.Bursts = []Burst{{At: 2 * second, For: 3 * second}, {At: 10 * second, For: second}}

@@ -50,8 +50,8 @@ type KindSetting struct {
 // Burst is a window [At, At+For) in which the provider answers 429.
 type Burst struct{ At, For model.Time }
 
-// Swarm is one seed's fault mix (swarm testing): each kind switched on or
-// off, with its own rate. Its fields may be set by hand for a scenario.
+// Swarm is one seed's fault mix (swarm testing): each of the pipeline's
+// kinds switched on or off, with its own rate. Its fields may be set by hand for a scenario.
 type Swarm struct {
 	Params SwarmParams
 	Kinds  [KindCount]KindSetting
@@ -85,7 +85,7 @@ const rateStep = 500
 // three bursts of 0.5s to 5s start in [0, Horizon).
 func NewSwarm(r *scheduler.Stream, p SwarmParams) *Swarm {
 	s := &Swarm{Params: p.withDefaults()}
-	for k := range KindCount {
+	for _, k := range Pipeline.kinds {
 		on := r.Chance(scheduler.Million / 2)
 		lo, hi := rateRange[k][0], rateRange[k][1]
 		rate := lo + rateStep*scheduler.PPM(r.Uint64N(uint64((hi-lo)/rateStep)+1))
@@ -124,7 +124,7 @@ func (s *Swarm) Enabled(k Kind) bool { return k < KindCount && s.Kinds[k].Enable
 // "swarm crash=2.5% pause=off ... 429=3s+1.5s,20s+800ms ...".
 func (s *Swarm) String() string {
 	b := []byte("swarm")
-	for k := range KindCount {
+	for _, k := range Pipeline.kinds {
 		b = append(b, ' ')
 		b = append(b, k.String()...)
 		b = append(b, '=')

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/durasim/durasim/model"
@@ -70,12 +69,3 @@ func (p Plan) OneLine() string {
 
 // duration prints a span the way time.ParseDuration reads it back exactly.
 func duration(d model.Time) string { return time.Duration(d).String() }
-
-// boundaryList names the valid boundaries, for error messages.
-func boundaryList() string {
-	names := make([]string, 0, len(model.Boundaries()))
-	for _, b := range model.Boundaries() {
-		names = append(names, b.String())
-	}
-	return "one of " + strings.Join(names, ", ")
-}

@@ -1,89 +1,65 @@
 package model
 
-import "fmt"
+import "github.com/durasim/durasim/boundary"
 
 // Boundary is a named point between two steps of an actor where a fault can
-// be injected (seed 000's worker.mjs crash injector, generalised).
-type Boundary uint8
+// be injected (seed 000's worker.mjs crash injector, generalised). It is
+// the shared vocabulary's type: the pipeline's boundaries keep numbers 1 to
+// 11 there, which are hashed into traces.
+type Boundary = boundary.Boundary
 
-// The named boundaries. Their text names are part of the plan format and of
-// traces; never rename one.
+// The pipeline's boundaries. Their text names are part of the plan format
+// and of traces; never rename one.
 const (
-	NoBoundary Boundary = iota
+	NoBoundary = boundary.None
 	// Worker boundaries.
-	AfterLease           // lease granted, nothing done yet
-	AfterExtract         // stage work (extraction) done, nothing committed
-	AfterCommitBeforeAck // outbox committed, queue not yet told
-	AfterAck             // queue acknowledged (stage checkpoint or final ack)
-	AfterDLQWrite        // DLQ envelope written, job not yet marked dead
+	AfterLease           = boundary.AfterLease           // lease granted, nothing done yet
+	AfterExtract         = boundary.AfterExtract         // stage work (extraction) done, nothing committed
+	AfterCommitBeforeAck = boundary.AfterCommitBeforeAck // outbox committed, queue not yet told
+	AfterAck             = boundary.AfterAck             // queue acknowledged (stage checkpoint or final ack)
+	AfterDLQWrite        = boundary.AfterDLQWrite        // DLQ envelope written, job not yet marked dead
 	// Dual-write variant only: result in the database, broker not yet told.
-	AfterDBWriteBeforePublish
+	AfterDBWriteBeforePublish = boundary.AfterDBWriteBeforePublish
 	// Relay, consumer and API boundaries.
-	RelayAfterPublishBeforeMark
-	ConsumerAfterApply
-	AfterAcceptBeforeEnqueue
+	RelayAfterPublishBeforeMark = boundary.RelayAfterPublishBeforeMark
+	ConsumerAfterApply          = boundary.ConsumerAfterApply
+	AfterAcceptBeforeEnqueue    = boundary.AfterAcceptBeforeEnqueue
 	// Mark-before-publish variant only: the row is marked published, the
 	// broker has not been told.
-	RelayAfterMarkBeforePublish
+	RelayAfterMarkBeforePublish = boundary.RelayAfterMarkBeforePublish
 	// The consumer received a message and has not applied it yet.
-	ConsumerAfterReceive
-	boundaryCount
+	ConsumerAfterReceive = boundary.ConsumerAfterReceive
+	boundaryCount        = ConsumerAfterReceive + 1
 )
 
-var boundaryNames = [boundaryCount]string{
-	NoBoundary:                  "none",
-	AfterLease:                  "after_lease",
-	AfterExtract:                "after_extract",
-	AfterCommitBeforeAck:        "after_commit_before_ack",
-	AfterAck:                    "after_ack",
-	AfterDLQWrite:               "after_dlq_write",
-	AfterDBWriteBeforePublish:   "after_db_write_before_publish",
-	RelayAfterPublishBeforeMark: "relay_after_publish_before_mark",
-	ConsumerAfterApply:          "consumer_after_apply",
-	AfterAcceptBeforeEnqueue:    "after_accept_before_enqueue",
-	RelayAfterMarkBeforePublish: "relay_after_mark_before_publish",
-	ConsumerAfterReceive:        "consumer_after_receive",
-}
+// BoundarySet is the pipeline's boundaries, in number order: what a fault
+// plan for the pipeline may name.
+var BoundarySet = boundary.NewSet("the pipeline", AfterLease, AfterExtract, AfterCommitBeforeAck, AfterAck, AfterDLQWrite,
+	AfterDBWriteBeforePublish, RelayAfterPublishBeforeMark, ConsumerAfterApply, AfterAcceptBeforeEnqueue,
+	RelayAfterMarkBeforePublish, ConsumerAfterReceive)
 
-var boundaryRoles = [boundaryCount]Role{
-	AfterLease:                  RoleWorker,
-	AfterExtract:                RoleWorker,
-	AfterCommitBeforeAck:        RoleWorker,
-	AfterAck:                    RoleWorker,
-	AfterDLQWrite:               RoleWorker,
-	AfterDBWriteBeforePublish:   RoleWorker,
-	RelayAfterPublishBeforeMark: RoleRelay,
-	ConsumerAfterApply:          RoleConsumer,
-	AfterAcceptBeforeEnqueue:    RoleAPI,
-	RelayAfterMarkBeforePublish: RoleRelay,
-	ConsumerAfterReceive:        RoleConsumer,
-}
-
-func (b Boundary) String() string { return enumName(boundaryNames[:], b, "boundary") }
-
-// Role is the kind of actor that crosses the boundary.
-func (b Boundary) Role() Role {
-	if b < boundaryCount {
-		return boundaryRoles[b]
+// boundaryNames are the pipeline's boundary names by number, for reading
+// trace lines back.
+var boundaryNames = func() (names [boundaryCount]string) {
+	for b := range boundaryCount {
+		names[b] = b.String()
 	}
-	return RoleNone
+	return names
+}()
+
+// roleOf is the model's role for each kind of actor that crosses a
+// pipeline boundary.
+var roleOf = map[boundary.Actor]Role{
+	boundary.Worker:   RoleWorker,
+	boundary.Relay:    RoleRelay,
+	boundary.Consumer: RoleConsumer,
+	boundary.API:      RoleAPI,
+	boundary.Operator: RoleOperator,
 }
 
-// Boundaries lists every named boundary in a stable order.
-func Boundaries() []Boundary {
-	out := make([]Boundary, 0, boundaryCount-1)
-	for b := NoBoundary + 1; b < boundaryCount; b++ {
-		out = append(out, b)
-	}
-	return out
-}
+// BoundaryRole is the role of the actor that crosses b (RoleNone for none,
+// or for a boundary whose actor the model does not have).
+func BoundaryRole(b Boundary) Role { return roleOf[b.Actor()] }
 
-// ParseBoundary maps a text name back to its Boundary.
-func ParseBoundary(s string) (Boundary, error) {
-	for b := NoBoundary + 1; b < boundaryCount; b++ {
-		if boundaryNames[b] == s {
-			return b, nil
-		}
-	}
-	return NoBoundary, fmt.Errorf("unknown boundary %q", s)
-}
+// Boundaries lists the pipeline's boundaries in number order.
+func Boundaries() []Boundary { return BoundarySet.List() }

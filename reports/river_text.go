@@ -157,15 +157,15 @@ func (p *page) riverSetup(rv *River) {
 
 // faultText says what each fault kind does, by its name.
 var faultText = map[string][2]string{
-	"crash":  {"um ator (worker ou rescuer) morre numa fronteira entre duas chamadas: sua conexão fecha e uma transação aberta é desfeita", "an actor (a worker or the rescuer) dies at a boundary between two calls: its connection closes, an open transaction rolls back"},
-	"pause":  {"um ator congela numa fronteira; se o job dele é resgatado enquanto isso, ele volta como zumbi", "an actor freezes at a boundary; if its job is rescued meanwhile, it comes back a zombie"},
-	"slow":   {"o trabalho de um documento dura mais que o horizonte de resgate, sem olhar o contexto", "a document's work lasts longer than the stuck horizon, not watching its context"},
-	"error":  {"o handler de um documento devolve um erro (retry, ou descarte no limite de tentativas)", "a document's handler returns an error (retried, or discarded at max attempts)"},
-	"cancel": {"o handler pede para cancelar o job (JobCancel)", "the handler asks to cancel its job (JobCancel)"},
-	"snooze": {"o handler adia o job (JobSnooze)", "the handler snoozes its job (JobSnooze)"},
-	"dup":    {"o cliente insere o mesmo documento de novo (insert único: o mesmo job)", "a client inserts a document again (a unique insert: the same job)"},
-	"retry":  {"um operador pede que um job descartado ou cancelado rode de novo (JobRetry)", "an operator asks a discarded or cancelled job to run again (JobRetry)"},
-	"few":    {"o job de um documento é inserido com um max_attempts menor que o da execução (a última tentativa chega cedo)", "a document's job is inserted with a smaller max_attempts than the run's (its last attempt comes soon)"},
+	"crash":        {"um ator (worker ou rescuer) morre numa fronteira entre duas chamadas: sua conexão fecha e uma transação aberta é desfeita", "an actor (a worker or the rescuer) dies at a boundary between two calls: its connection closes, an open transaction rolls back"},
+	"pause":        {"um ator congela numa fronteira; se o job dele é resgatado enquanto isso, ele volta como zumbi", "an actor freezes at a boundary; if its job is rescued meanwhile, it comes back a zombie"},
+	"slow":         {"o trabalho de um documento dura mais que o horizonte de resgate, sem olhar o contexto", "a document's work lasts longer than the stuck horizon, not watching its context"},
+	"transient":    {"o handler de um documento devolve um erro que se tenta de novo (retry, ou descarte no limite de tentativas)", "a document's handler returns a retryable error (retried, or discarded at max attempts)"},
+	"cancel":       {"o handler pede para cancelar o job (JobCancel)", "the handler asks to cancel its job (JobCancel)"},
+	"snooze":       {"o handler adia o job (JobSnooze)", "the handler snoozes its job (JobSnooze)"},
+	"resubmit":     {"o cliente insere o mesmo documento de novo num dado instante (insert único: o mesmo job)", "a client inserts a document again at a given time (a unique insert: the same job)"},
+	"redrive":      {"um operador pede que um job descartado ou cancelado rode de novo (JobRetry)", "an operator asks a discarded or cancelled job to run again (JobRetry)"},
+	"few-attempts": {"o job de um documento é inserido com um max_attempts menor que o da execução (a última tentativa chega cedo)", "a document's job is inserted with a smaller max_attempts than the run's (its last attempt comes soon)"},
 }
 
 // riverFaults lists the fault kinds with how often each took effect in
@@ -301,7 +301,7 @@ func shrunkText(l Lang, sw DesignSweep) string {
 	c := sw.Shrunk.Config
 	plan := l.t("(nenhuma falha)", "(no fault)")
 	if len(c.Plan.Faults) > 0 {
-		plan = code(c.Plan.String())
+		plan = code(c.Plan.OneLine())
 	}
 	return fmt.Sprintf("%s; %s, %s", plan, l.count(docCount(c), "documento", "documentos", "document", "documents"),
 		l.count(c.Workers, "worker", "workers", "worker", "workers"))

@@ -79,30 +79,20 @@ func (s *shrinker) fewestFaults(c Config) Config {
 	if s.fails(try) {
 		return try
 	}
-	for _, f := range c.Plan.Faults {
-		for _, g := range occurrences(f, max(f.Nth, 3)) {
-			try.Plan = faults.Plan{Faults: []faults.Fault{g}}
-			if s.fails(try) {
-				return try
-			}
-		}
+	alone := func(f faults.Fault) []faults.Fault { return occurrences(f, max(f.Nth, 3)) }
+	if p, ok := s.firstFailingSubset(c, 1, alone); ok {
+		try.Plan = p
+		return try
 	}
 	// Then each pair, each fault at its first occurrence or its own: many
 	// bugs need a fault that sets the stage (a document that fails) and
 	// one that strikes (a pause), and alone a fault's nth counts other
 	// crossings than beside the faults it leaves out.
-	if fs := c.Plan.Faults; len(fs) <= maxPairPlan {
-		for i := range fs {
-			for j := i + 1; j < len(fs); j++ {
-				for _, a := range occurrences(fs[i], 1) {
-					for _, b := range occurrences(fs[j], 1) {
-						try.Plan = faults.Plan{Faults: []faults.Fault{a, b}}
-						if s.fails(try) {
-							return try
-						}
-					}
-				}
-			}
+	if c.Plan.Len() <= maxPairPlan {
+		first := func(f faults.Fault) []faults.Fault { return occurrences(f, 1) }
+		if p, ok := s.firstFailingSubset(c, 2, first); ok {
+			try.Plan = p
+			return try
 		}
 	}
 	return s.minimizePlan(c)
@@ -161,28 +151,26 @@ func (s *shrinker) fails(c Config) bool {
 	return false
 }
 
-// minimizePlan is delta debugging over the plan's faults: remove chunks,
-// halving the chunk size down to single faults.
+// minimizePlan is delta debugging over the plan's faults (faults.Minimize).
 func (s *shrinker) minimizePlan(c Config) Config {
-	for chunk := max(c.Plan.Len()/2, 1); chunk >= 1; chunk /= 2 {
-		for start := 0; start < c.Plan.Len(); {
-			keep := make([]bool, c.Plan.Len())
-			for i := range keep {
-				keep[i] = i < start || i >= start+chunk
-			}
-			try := c
-			try.Plan = c.Plan.Subset(keep)
-			if s.fails(try) {
-				c = try
-				continue
-			}
-			start += chunk
-		}
-		if chunk == 1 {
-			break
-		}
-	}
+	c.Plan, _ = faults.Minimize(c.Plan, s.planFails(c))
 	return c
+}
+
+// firstFailingSubset is the first plan of k of c's faults, each in one of
+// its variants, that still fails (faults.FirstFailingSubset).
+func (s *shrinker) firstFailingSubset(c Config, k int, variants func(faults.Fault) []faults.Fault) (faults.Plan, bool) {
+	p, ok, _ := faults.FirstFailingSubset(c.Plan, k, variants, s.planFails(c))
+	return p, ok
+}
+
+// planFails runs c with another plan and reports whether it still breaks
+// the target invariant (never an error: a run that errs does not fail).
+func (s *shrinker) planFails(c Config) func(faults.Plan) (bool, error) {
+	return func(p faults.Plan) (bool, error) {
+		c.Plan = p
+		return s.fails(c), nil
+	}
 }
 
 // minimizeNth moves each fault to the earliest occurrence that still

@@ -3,6 +3,8 @@ package targetsim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/durasim/durasim/faults"
 )
 
 // Config is one target run's workload, handler design and faults.
@@ -12,7 +14,8 @@ type Config struct {
 	Docs        int // documents the clients insert, one job each (unique by args)
 	Tenants     int // tenants the documents belong to (they share document names)
 	MaxAttempts int // each job's max_attempts
-	Plan        Plan
+	// Plan is the explicit faults, in the seam's vocabulary (Vocabulary).
+	Plan faults.Plan
 	// Swarm adds the seed's own faults to Plan: each kind on or off by
 	// seed, with its own count and aim.
 	Swarm bool
@@ -54,12 +57,17 @@ func (c Config) Validate() error {
 	case c.MaxAttempts < 1 || c.MaxAttempts > MaxMaxAttempts:
 		return fmt.Errorf("invalid -max-attempts %d: want 1 to %d", c.MaxAttempts, MaxMaxAttempts)
 	}
+	if err := seam.Validate(c.Plan); err != nil {
+		return err
+	}
 	for i, f := range c.Plan.Faults {
-		if f.Worker > c.Workers {
-			return fmt.Errorf("fault %d (%s): worker %d, but -workers is %d", i+1, f, f.Worker, c.Workers)
-		}
-		if f.Doc > c.Docs {
+		switch {
+		case f.Worker >= int32(c.Workers):
+			return fmt.Errorf("fault %d (%s): worker w%d, but -workers is %d (workers w0 to w%d)", i+1, f, f.Worker, c.Workers, c.Workers-1)
+		case int(f.Doc) > c.Docs:
 			return fmt.Errorf("fault %d (%s): document %d, but -docs is %d", i+1, f, f.Doc, c.Docs)
+		case f.Max > MaxMaxAttempts:
+			return fmt.Errorf("fault %d (%s): max %d, but a job's max attempts is at most %d", i+1, f, f.Max, MaxMaxAttempts)
 		}
 	}
 	for _, d := range c.Only {
@@ -95,7 +103,7 @@ func (c Config) Flags() string {
 		add("-swarm=false")
 	}
 	if len(c.Plan.Faults) > 0 {
-		add("-plan '%s'", c.Plan)
+		add("-plan '%s'", c.Plan.OneLine())
 	}
 	if len(c.Only) > 0 {
 		parts := make([]string, len(c.Only))

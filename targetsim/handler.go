@@ -3,6 +3,7 @@ package targetsim
 import (
 	"strconv"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/target"
 )
 
@@ -34,11 +35,11 @@ func (w *worker) handler() {
 	case d == Outbox:
 		w.inTx(true, false, true)
 	case d == IdempotentKey || d == KeyWithoutTenant:
-		w.effectThenReport(true, AfterEffect)
+		w.effectThenReport(true, boundary.AfterEffect)
 	case d == EffectOutsideTx:
-		w.effectThenReport(false, AfterEffect)
+		w.effectThenReport(false, boundary.AfterEffect)
 	case d == CompleteOutsideTx:
-		w.effectThenReport(false, AfterCommit)
+		w.effectThenReport(false, boundary.AfterCommit)
 	}
 }
 
@@ -98,7 +99,7 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 		w.zombieWrite()
 		r.record(target.Op{Kind: target.OpEffect, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt, Key: e.Key, Applied: applied, Tx: txID})
 	}
-	if !w.crossInTx(AfterEffect, txID) {
+	if !w.crossInTx(boundary.AfterEffect, txID) {
 		return
 	}
 	got, err := tx.Complete(r.ctx, r.now(), w.job)
@@ -107,7 +108,7 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 		return
 	}
 	r.record(target.Op{Kind: target.OpComplete, Actor: w.name, Job: w.job.ID, State: got.State, Tx: txID})
-	if !w.crossInTx(BeforeCommit, txID) {
+	if !w.crossInTx(boundary.BeforeCommit, txID) {
 		return
 	}
 	if checked && (got.State != target.Completed || got.Attempt != w.job.Attempt) {
@@ -124,14 +125,14 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 	}
 	ok = true
 	r.record(target.Op{Kind: target.OpCommit, Actor: w.name, Job: w.job.ID, Tx: txID})
-	if alive, d := w.cross(AfterCommit, false); alive {
+	if alive, d := w.cross(boundary.AfterCommit, false); alive {
 		w.after(d+ms, stepReport) // the worker returns nil: the executor completes (the job already is)
 	}
 }
 
 // crossInTx is a boundary inside the handler's transaction: only a crash
 // strikes there, and it rolls the transaction back.
-func (w *worker) crossInTx(b Boundary, txID int) bool {
+func (w *worker) crossInTx(b boundary.Boundary, txID int) bool {
 	held := w.job.ID
 	alive, _ := w.cross(b, true)
 	if !alive {
@@ -145,7 +146,7 @@ func (w *worker) crossInTx(b Boundary, txID int) bool {
 // dedupe: only if its key is new), then lets the completer complete the
 // job: the at-least-once designs, idempotent or not. after is the
 // boundary between the two.
-func (w *worker) effectThenReport(dedupe bool, after Boundary) {
+func (w *worker) effectThenReport(dedupe bool, after boundary.Boundary) {
 	r := w.r
 	tx, err := w.conn.Begin(r.ctx)
 	if err != nil {

@@ -1,6 +1,8 @@
 package targetsim
 
 import (
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
 )
@@ -36,14 +38,14 @@ func (s *rescuer) pass() {
 	}
 	s.crossed++
 	delay := r.between(r.lat, ms, 20*ms)
-	if f := r.crossing(0, RescuerAfterStuck, s.crossed, s.crossed, false); f != nil {
-		if f.Kind == Crash {
+	if f := r.crossing(faults.AnyWorker, boundary.RescuerAfterStuck, s.crossed, s.crossed, false); f != nil {
+		if f.Kind == faults.Crash {
 			r.counts.Crashes++
-			r.record(target.Op{Kind: target.OpCrash, Actor: "rescuer", Boundary: RescuerAfterStuck.String()})
+			r.record(target.Op{Kind: target.OpCrash, Actor: "rescuer", Boundary: boundary.RescuerAfterStuck.String()})
 			return // the next pass starts afresh
 		}
 		r.counts.Pauses++
-		r.record(target.Op{Kind: target.OpPause, Actor: "rescuer", Boundary: RescuerAfterStuck.String(), At: r.now() + f.For})
+		r.record(target.Op{Kind: target.OpPause, Actor: "rescuer", Boundary: boundary.RescuerAfterStuck.String(), At: r.now() + f.For})
 		delay += f.For
 	}
 	s.stuck = stuck

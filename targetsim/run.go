@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
@@ -24,9 +26,9 @@ type Result struct {
 	Ops        []target.Op // with Config.KeepTrace
 	Violations []invariants.Violation
 	Exposures  []invariants.Exposure
-	Realized   Plan   // every fault that took effect, as a replayable plan
-	Swarm      string // the seed's swarm ("" when off)
-	Drained    bool   // the run reached the end of its quiescence window (liveness applied)
+	Realized   faults.Plan // every fault that took effect, as a replayable plan
+	Swarm      string      // the seed's swarm ("" when off)
+	Drained    bool        // the run reached the end of its quiescence window (liveness applied)
 	End        target.Time
 	Jobs       int // jobs in the database at the end
 	Effects    int // effects in the database at the end
@@ -148,7 +150,7 @@ type run struct {
 	pol     target.Policy
 	sched   *scheduler.Scheduler
 	lat     *scheduler.Stream
-	plan    []Fault
+	plan    []planned
 	swarm   string
 	docs    []doc
 	byJob   map[target.JobID]int // job → document index (-1: an outbox job's document is its Args)
@@ -176,23 +178,31 @@ func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
 	r := &run{ctx: ctx, q: q, cfg: cfg, seed: seed, pol: q.Policy(), lat: scheduler.Derive(seed, streamLatency),
 		byJob: map[target.JobID]int{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
 	r.sched = scheduler.New(scheduler.Derive(seed, streamTie), r)
-	r.plan = slices.Clone(cfg.Plan.Faults)
+	plan := slices.Clone(cfg.Plan.Faults)
 	if cfg.Swarm {
-		var extra []Fault
+		var extra []faults.Fault
 		extra, r.swarm = swarmFaults(scheduler.Derive(seed, streamSwarm), cfg, r.pol)
-		r.plan = append(r.plan, extra...)
+		plan = append(plan, extra...)
 	}
-	r.plan = keepDocs(r.plan, cfg.Only)
+	for _, f := range keepDocs(plan, cfg.Only) {
+		r.plan = append(r.plan, planned{Fault: f})
+	}
 	r.client, r.ops2 = q.Conn("client"), q.Conn("maintenance")
 	return r
 }
 
+// planned is a fault of the run's plan and whether it took effect.
+type planned struct {
+	faults.Fault
+	consumed bool
+}
+
 // keepDocs drops the faults of documents Only leaves out.
-func keepDocs(plan []Fault, only []int) []Fault {
+func keepDocs(plan []faults.Fault, only []int) []faults.Fault {
 	if only == nil {
 		return plan
 	}
-	return slices.DeleteFunc(plan, func(f Fault) bool { return f.Doc != 0 && !slices.Contains(only, f.Doc) })
+	return slices.DeleteFunc(plan, func(f faults.Fault) bool { return f.Doc != 0 && !slices.Contains(only, int(f.Doc)) })
 }
 
 // start schedules the workload: the documents' arrivals, the workers'
@@ -210,17 +220,17 @@ func (r *run) start() {
 		}
 	}
 	for i, f := range r.plan {
-		if f.Kind == FewAttempts {
-			r.docs[f.Doc-1].max = f.Max
+		if f.Kind == faults.FewAttempts {
+			r.docs[f.Doc-1].max = int(f.Max)
 			r.realize(i)
 		}
-		if f.Kind == Duplicate {
+		if f.Kind == faults.ResubmitAt {
 			r.pending++
-			r.sched.At(scheduler.Time(f.AtTime), scheduler.Event{Kind: evDup, Arg: int64(i)})
+			r.sched.At(scheduler.Time(f.At), scheduler.Event{Kind: evDup, Arg: int64(i)})
 		}
 	}
 	for i := range r.cfg.Workers {
-		w := &worker{r: r, idx: i + 1, lat: scheduler.Derive(r.seed, streamWorker+scheduler.StreamID(i))}
+		w := &worker{r: r, idx: i, lat: scheduler.Derive(r.seed, streamWorker+scheduler.StreamID(i))}
 		w.incarnate()
 		r.work = append(r.work, w)
 		w.after(r.between(w.lat, 0, 50*ms), stepPoll)
@@ -264,7 +274,7 @@ func (r *run) Handle(ev scheduler.Event) {
 		r.pending--
 		if !r.quiet {
 			r.realize(int(ev.Arg))
-			r.arrive(r.plan[ev.Arg].Doc-1, true)
+			r.arrive(int(r.plan[ev.Arg].Doc-1), true)
 		}
 	case evWorker:
 		r.work[ev.Actor].handle(ev.Arg)
@@ -414,7 +424,7 @@ func (r *run) schedulePass() {
 func (r *run) operator() {
 	if !r.quiet {
 		for i, f := range r.plan {
-			if f.Kind != Retry || f.consumed {
+			if f.Kind != faults.Redrive || f.consumed {
 				continue
 			}
 			// A redrive: only a job that failed (discarded or cancelled)
@@ -446,7 +456,7 @@ func (r *run) operator() {
 // retry whose document's job is discarded or cancelled.
 func (r *run) retryDue() bool {
 	for _, f := range r.plan {
-		if f.Kind == Retry && !f.consumed {
+		if f.Kind == faults.Redrive && !f.consumed {
 			if st := r.states[r.docs[f.Doc-1].job]; st == target.Discarded || st == target.Cancelled {
 				return true
 			}
@@ -458,31 +468,22 @@ func (r *run) retryDue() bool {
 // realize marks plan fault i as taken effect.
 func (r *run) realize(i int) { r.plan[i].consumed = true }
 
-// crossing finds the fault, if any, that strikes actor (worker idx, 0 the
-// rescuer) at its n-th crossing of b (any: the crossing count of b by
-// every worker); inTx allows crashes only.
-func (r *run) crossing(idx int, b Boundary, n, any int, inTx bool) *Fault {
+// crossing finds the fault, if any, that strikes an actor (worker index
+// worker, or faults.AnyWorker for the rescuer) at its n-th crossing of b
+// (any: the crossing count of b by every actor that crosses it); inTx
+// allows crashes only.
+func (r *run) crossing(worker int32, b boundary.Boundary, n, any int, inTx bool) *faults.Fault {
 	if r.quiet {
 		return nil
 	}
 	for i := range r.plan {
 		f := &r.plan[i]
-		if f.consumed || f.At != b || f.Kind != Crash && f.Kind != Pause || inTx && f.Kind == Pause {
+		if f.consumed || f.Boundary != b || f.Kind != faults.Crash && f.Kind != faults.Pause || inTx && f.Kind == faults.Pause {
 			continue
 		}
-		var match bool
-		switch {
-		case f.Rescuer:
-			match = idx == 0 && f.Nth == n
-		case idx == 0:
-		case f.Worker == 0:
-			match = f.Nth == any
-		default:
-			match = f.Worker == idx && f.Nth == n
-		}
-		if match {
+		if f.Worker == faults.AnyWorker && int(f.Nth) == any || f.Worker == worker && int(f.Nth) == n {
 			f.consumed = true
-			return f
+			return &f.Fault
 		}
 	}
 	return nil
@@ -490,7 +491,7 @@ func (r *run) crossing(idx int, b Boundary, n, any int, inTx bool) *Fault {
 
 // docFault is the unconsumed fault of kind k for a job's document and
 // attempt (an outbox job's faults are its source's).
-func (r *run) docFault(k FaultKind, j target.Job) *Fault {
+func (r *run) docFault(k faults.Kind, j target.Job) *faults.Fault {
 	di, ok := r.byJob[j.ID]
 	if r.quiet || !ok || j.Kind != KindDoc {
 		return nil
@@ -499,9 +500,9 @@ func (r *run) docFault(k FaultKind, j target.Job) *Fault {
 		f := &r.plan[i]
 		// An attempt's fault strikes once (a snooze gives the attempt
 		// number back); an every-attempt fault strikes at each.
-		if f.Kind == k && f.Doc == di+1 && (f.Attempt == 0 || f.Attempt == j.Attempt && !f.consumed) {
+		if f.Kind == k && int(f.Doc) == di+1 && (f.Attempt == 0 || int(f.Attempt) == j.Attempt && !f.consumed) {
 			f.consumed = true
-			return f
+			return &f.Fault
 		}
 	}
 	return nil
@@ -522,8 +523,7 @@ func (r *run) finish() (*Result, error) {
 		Drained: true, End: r.now(), Jobs: len(snap.Jobs), Effects: len(snap.Effects), Counts: r.counts}
 	for _, f := range r.plan {
 		if f.consumed {
-			f.consumed = false
-			res.Realized.Faults = append(res.Realized.Faults, f)
+			res.Realized.Faults = append(res.Realized.Faults, f.Fault)
 		}
 	}
 	if r.cfg.KeepTrace {

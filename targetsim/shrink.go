@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/target"
 )
@@ -85,31 +86,29 @@ func Shrink(ctx context.Context, q target.Queue, cfg Config, seed uint64, failed
 	return s, nil
 }
 
-// smallSubsets tries the plan's faults alone, then in pairs, keeping the
-// first subset that still fails: one fault removed at a time can keep a
-// fault that only changes the timing the failure happened to need, where
-// the failure has a smaller cause of its own.
+// smallSubsets tries the plan's faults alone, then in pairs (and, for a
+// plan of at most maxTripleFaults, in threes), keeping the first subset
+// that still fails: one fault removed at a time can keep a fault that only
+// changes the timing the failure happened to need, where the failure has
+// a smaller cause of its own.
 func (s *Shrunk) smallSubsets(try func(Config) (bool, error)) error {
-	fs := s.Config.Plan.Faults
-	if len(fs) <= 2 || len(fs) > 12 {
+	p := s.Config.Plan
+	if p.Len() <= 2 || p.Len() > 12 {
 		return nil
 	}
 	maxSize := 2
-	if len(fs) > 3 && len(fs) <= maxTripleFaults {
+	if p.Len() > 3 && p.Len() <= maxTripleFaults {
 		maxSize = 3
 	}
+	base := s.Config
 	for size := 1; size <= maxSize; size++ {
-		for _, idx := range combinations(len(fs), size) {
-			sub := make([]Fault, 0, size)
-			for _, i := range idx {
-				sub = append(sub, fs[i])
-			}
-			c := s.Config
-			c.Plan = Plan{Faults: sub}
-			ok, err := try(c)
-			if err != nil || ok {
-				return err
-			}
+		_, ok, err := faults.FirstFailingSubset(p, size, nil, func(sub faults.Plan) (bool, error) {
+			c := base
+			c.Plan = sub
+			return try(c)
+		})
+		if err != nil || ok {
+			return err
 		}
 	}
 	return nil
@@ -121,26 +120,6 @@ const (
 	maxShrinkRounds = 4
 	maxTripleFaults = 8
 )
-
-// combinations lists the k-element subsets of 0..n-1 in lexicographic
-// order.
-func combinations(n, k int) [][]int {
-	var out [][]int
-	idx := make([]int, k)
-	var rec func(start, depth int)
-	rec = func(start, depth int) {
-		if depth == k {
-			out = append(out, slices.Clone(idx))
-			return
-		}
-		for i := start; i <= n-(k-depth); i++ {
-			idx[depth] = i
-			rec(i+1, depth+1)
-		}
-	}
-	rec(0, 0)
-	return out
-}
 
 // sameShape reports whether two configurations run the same faults,
 // documents and workers.
@@ -161,7 +140,7 @@ func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
 	// removal at a time.
 	var named []int
 	for _, d := range only {
-		if s.Config.Plan.names(d) {
+		if namesDoc(s.Config.Plan, d) {
 			named = append(named, d)
 		}
 	}
@@ -177,7 +156,7 @@ func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
 		}
 	}
 	for i := len(only) - 1; i >= 0 && len(only) > 1; i-- {
-		if s.Config.Plan.names(only[i]) {
+		if namesDoc(s.Config.Plan, only[i]) {
 			continue
 		}
 		c := s.Config
@@ -193,14 +172,14 @@ func (s *Shrunk) shrinkDocs(try func(Config) (bool, error)) error {
 	return nil
 }
 
-// names reports whether a fault of the plan names document d.
-func (p Plan) names(d int) bool {
-	return slices.ContainsFunc(p.Faults, func(f Fault) bool { return f.Doc == d })
+// namesDoc reports whether a fault of the plan names document d.
+func namesDoc(p faults.Plan, d int) bool {
+	return slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return int(f.Doc) == d })
 }
 
 // fitsWorkers: no fault names a worker past Workers.
 func (c Config) fitsWorkers() bool {
-	return !slices.ContainsFunc(c.Plan.Faults, func(f Fault) bool { return f.Worker > c.Workers })
+	return !slices.ContainsFunc(c.Plan.Faults, func(f faults.Fault) bool { return f.Worker >= int32(c.Workers) })
 }
 
 // First is the result's first violation of check inv.

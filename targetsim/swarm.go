@@ -3,6 +3,8 @@ package targetsim
 import (
 	"strings"
 
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
 )
@@ -11,12 +13,11 @@ import (
 // a seed that leaves most kinds out reaches the paths the others would
 // mask), then a few faults of each kind that is on, aimed where they
 // matter (pauses and slow work past the stuck horizon make zombies).
-func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]Fault, string) {
-	var out []Fault
+func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.Fault, string) {
+	var out []faults.Fault
 	var on []string
 	past := func() target.Time { return pol.RescueAfter + target.Time(1+s.IntN(10))*target.Second }
-	doc := func() int { return 1 + s.IntN(cfg.Docs) }
-	workerBoundaries := []Boundary{AfterFetch, AfterWork, AfterEffect, BeforeCommit, AfterCommit, AfterReport}
+	doc := func() int32 { return int32(1 + s.IntN(cfg.Docs)) }
 	for _, k := range FaultKinds() {
 		if s.IntN(2) == 0 {
 			continue
@@ -24,61 +25,35 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]Fault, s
 		on = append(on, k.String())
 		n := 1 + s.IntN(3)
 		for range n {
-			f := Fault{Kind: k}
+			f := faults.Fault{Kind: k}
 			switch k {
-			case Crash, Pause:
-				if s.IntN(4) == 0 {
-					f.Rescuer, f.At, f.Nth = true, RescuerAfterStuck, 1+s.IntN(2)
-					f.For = target.Time(1+s.IntN(5)) * target.Second
-				} else {
-					if s.IntN(4) != 0 {
-						f.Worker = 1 + s.IntN(cfg.Workers)
-					}
-					f.At, f.Nth = workerBoundaries[s.IntN(len(workerBoundaries))], 1+s.IntN(3)
-					f.For = past()
-					if s.IntN(3) == 0 {
-						f.For = target.Time(1+s.IntN(3)) * target.Second // a short stall, no zombie
-					}
-				}
-				if k == Crash {
-					f.For = 0
-				} else if f.At == BeforeCommit {
-					f.At = AfterCommit
-				}
-			case Slow:
+			case faults.Crash, faults.Pause:
+				drawCrossing(s, &f, cfg, past)
+			case faults.Slow:
 				f.Doc, f.Attempt, f.For = doc(), 1, past()
-			case Error:
-				f.Doc, f.Attempt = doc(), s.IntN(cfg.MaxAttempts+1) // 0: every attempt (it ends discarded)
-			case CancelJob:
-				f.Doc, f.Attempt = doc(), 1+s.IntN(2)
-			case SnoozeJob:
+			case faults.Transient:
+				f.Doc, f.Attempt = doc(), int32(s.IntN(cfg.MaxAttempts+1)) // 0: every attempt (it ends discarded)
+			case faults.Cancel:
+				f.Doc, f.Attempt = doc(), int32(1+s.IntN(2))
+			case faults.Snooze:
 				f.Doc, f.Attempt, f.For = doc(), 1, target.Time(1+s.IntN(5000))*ms
-			case Duplicate:
-				f.Doc, f.AtTime = doc(), target.Time(s.IntN(15_000))*ms
-			case FewAttempts:
+			case faults.ResubmitAt:
+				f.Doc, f.At = doc(), target.Time(s.IntN(15_000))*ms
+			case faults.FewAttempts:
 				// The last attempt soon, where rescues and errors discard;
 				// half the time on a document the plan slows down, whose
 				// rescued attempt races the slow one's report.
-				f.Doc, f.Max = doc(), 1+s.IntN(2)
-				var slow []int
-				for _, g := range out {
-					if g.Kind == Slow {
-						slow = append(slow, g.Doc)
-					}
-				}
-				if len(slow) > 0 && s.IntN(2) == 0 {
+				f.Doc, f.Max = doc(), int32(1+s.IntN(2))
+				if slow := docsOf(out, func(g faults.Fault) bool { return g.Kind == faults.Slow }); len(slow) > 0 && s.IntN(2) == 0 {
 					f.Doc = slow[s.IntN(len(slow))]
 				}
-			case Retry:
+			case faults.Redrive:
 				f.Doc = doc()
 				// Aim at a document the plan makes fail, if any: a
-				// retry only brings back a discarded or cancelled job.
-				var failing []int
-				for _, g := range out {
-					if g.Kind == CancelJob || g.Kind == Error && g.Attempt == 0 {
-						failing = append(failing, g.Doc)
-					}
-				}
+				// redrive only brings back a discarded or cancelled job.
+				failing := docsOf(out, func(g faults.Fault) bool {
+					return g.Kind == faults.Cancel || g.Kind == faults.Transient && g.Attempt == 0
+				})
 				if len(failing) > 0 {
 					f.Doc = failing[s.IntN(len(failing))]
 				}
@@ -87,4 +62,40 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]Fault, s
 		}
 	}
 	return out, strings.Join(on, " ")
+}
+
+// drawCrossing aims a crash or pause: a quarter at the rescuer, the rest
+// at a worker boundary, by one worker (three in four) or any; a pause
+// mostly past the stuck horizon, a third of the time a short stall.
+func drawCrossing(s *scheduler.Stream, f *faults.Fault, cfg Config, past func() target.Time) {
+	f.Worker = faults.AnyWorker
+	if s.IntN(4) == 0 {
+		f.Boundary, f.Nth = boundary.RescuerAfterStuck, int32(1+s.IntN(2))
+		f.For = target.Time(1+s.IntN(5)) * target.Second
+	} else {
+		if s.IntN(4) != 0 {
+			f.Worker = int32(s.IntN(cfg.Workers))
+		}
+		f.Boundary, f.Nth = workerBoundaries[s.IntN(len(workerBoundaries))], int32(1+s.IntN(3))
+		f.For = past()
+		if s.IntN(3) == 0 {
+			f.For = target.Time(1+s.IntN(3)) * target.Second // a short stall, no zombie
+		}
+	}
+	if f.Kind == faults.Crash {
+		f.For = 0
+	} else if f.Boundary == boundary.BeforeCommit {
+		f.Boundary = boundary.AfterCommit
+	}
+}
+
+// docsOf lists the documents of the faults that match.
+func docsOf(fs []faults.Fault, match func(faults.Fault) bool) []int32 {
+	var out []int32
+	for _, f := range fs {
+		if match(f) {
+			out = append(out, f.Doc)
+		}
+	}
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
 )
@@ -26,7 +28,7 @@ const (
 // do. It loses what it holds when it crashes.
 type worker struct {
 	r        *run
-	idx      int // 1-based
+	idx      int // from 0: the worker's name is w0, w1… (w0.1 after its first restart)
 	inc      int // incarnation: restarts so far
 	name     string
 	conn     target.Conn
@@ -49,7 +51,7 @@ func (w *worker) incarnate() {
 
 // after schedules the worker's next step d from now.
 func (w *worker) after(d target.Time, s step) {
-	w.r.sched.After(scheduler.Time(d), scheduler.Event{Kind: evWorker, Actor: int32(w.idx - 1), Arg: w.token*int64(stepCount) + int64(s)})
+	w.r.sched.After(scheduler.Time(d), scheduler.Event{Kind: evWorker, Actor: int32(w.idx), Arg: w.token*int64(stepCount) + int64(s)})
 }
 
 func (w *worker) handle(arg int64) {
@@ -74,10 +76,10 @@ func (w *worker) handle(arg int64) {
 
 // cross is the worker at boundary b: a crash there ends the incarnation
 // (false), a pause delays what follows (the span returned).
-func (w *worker) cross(b Boundary, inTx bool) (alive bool, delay target.Time) {
+func (w *worker) cross(b boundary.Boundary, inTx bool) (alive bool, delay target.Time) {
 	w.crossed[b]++
 	w.r.cross[b]++
-	f := w.r.crossing(w.idx, b, w.crossed[b], w.r.cross[b], inTx)
+	f := w.r.crossing(int32(w.idx), b, w.crossed[b], w.r.cross[b], inTx)
 	if f == nil {
 		return true, 0
 	}
@@ -85,7 +87,7 @@ func (w *worker) cross(b Boundary, inTx bool) (alive bool, delay target.Time) {
 	if w.has {
 		held = w.job.ID
 	}
-	if f.Kind == Crash {
+	if f.Kind == faults.Crash {
 		w.r.counts.Crashes++
 		w.r.record(target.Op{Kind: target.OpCrash, Actor: w.name, Job: held, Boundary: b.String()})
 		w.has = false
@@ -116,7 +118,7 @@ func (w *worker) poll() {
 		w.deadline = r.now() + t
 	}
 	r.record(target.Op{Kind: target.OpFetch, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt})
-	alive, d := w.cross(AfterFetch, false)
+	alive, d := w.cross(boundary.AfterFetch, false)
 	if !alive {
 		return
 	}
@@ -126,7 +128,7 @@ func (w *worker) poll() {
 // workTime is how long the job's work takes: a short call, or a slow
 // fault's span.
 func (w *worker) workTime() target.Time {
-	if f := w.r.docFault(Slow, w.job); f != nil {
+	if f := w.r.docFault(faults.Slow, w.job); f != nil {
 		return f.For
 	}
 	return w.r.workTime(w.job)
@@ -138,18 +140,18 @@ func (w *worker) worked() {
 	r := w.r
 	w.report = target.Report{Outcome: target.Done}
 	switch {
-	case r.docFault(Error, w.job) != nil:
+	case r.docFault(faults.Transient, w.job) != nil:
 		w.report.Outcome = target.Errored
-	case r.docFault(CancelJob, w.job) != nil:
+	case r.docFault(faults.Cancel, w.job) != nil:
 		w.report.Outcome = target.Cancel
 	default:
-		if f := r.docFault(SnoozeJob, w.job); f != nil {
+		if f := r.docFault(faults.Snooze, w.job); f != nil {
 			w.report = target.Report{Outcome: target.Snooze, Snooze: f.For}
 		}
 	}
 	r.record(target.Op{Kind: target.OpWork, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt, Outcome: w.report.Outcome,
 		At: w.report.Snooze})
-	alive, d := w.cross(AfterWork, false)
+	alive, d := w.cross(boundary.AfterWork, false)
 	if !alive {
 		return
 	}
@@ -176,7 +178,7 @@ func (w *worker) reportStep() {
 	r.record(target.Op{Kind: target.OpReport, Actor: w.name, Job: w.job.ID, Outcome: w.report.Outcome, Applied: rep.Applied,
 		State: rep.State, At: at, Attempt: rep.Attempt})
 	w.has = false
-	alive, d := w.cross(AfterReport, false)
+	alive, d := w.cross(boundary.AfterReport, false)
 	if !alive {
 		return
 	}

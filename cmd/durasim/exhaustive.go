@@ -29,8 +29,8 @@ func runExhaustive(variant string, seed uint64, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  %-32s crossings %-3d plans with a fault there %d\n", b, rep.Crossings[b], rep.Faulted[b])
 	}
 	fmt.Fprintf(stdout, "kinds       %d of %d fault kinds enumerated (single plans, plans in which the kind took effect, failing plans)\n",
-		kindsEnumerated(rep), faults.KindCount)
-	for k := range faults.KindCount {
+		kindsEnumerated(rep), len(faults.Pipeline.Kinds()))
+	for _, k := range faults.Pipeline.Kinds() {
 		fmt.Fprintf(stdout, "  %-32s singles %-4d took effect in %-6d failing %d\n", k, rep.Kinds[k], rep.KindFaulted[k], rep.KindExposing[k])
 	}
 	fmt.Fprintf(stdout, "violations  %d plan(s)%s\n", rep.Failures, invariantCounts(rep.Invariants))

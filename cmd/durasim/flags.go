@@ -198,18 +198,23 @@ func (f *simFlags) sizes(c *sim.Config) error {
 }
 
 func (f *simFlags) readPlan() (faults.Plan, error) {
-	text := f.plan
-	if f.planFile != "" {
-		if f.plan != "" {
+	return readPlan(faults.Pipeline, f.plan, f.planFile)
+}
+
+// readPlan reads a plan given as -plan text or as a -plan-file (not both)
+// in a system's vocabulary, the model's runs and the targets' alike.
+func readPlan(v *faults.Vocabulary, text, file string) (faults.Plan, error) {
+	if file != "" {
+		if text != "" {
 			return faults.Plan{}, usageErr("give -plan or -plan-file, not both")
 		}
-		b, err := readSmallFile(f.planFile, maxPlanBytes)
+		b, err := readSmallFile(file, maxPlanBytes)
 		if err != nil {
 			return faults.Plan{}, usageErr("reading plan: %v", err)
 		}
 		text = string(b)
 	}
-	p, err := faults.Parse(text)
+	p, err := v.Parse(text)
 	if err != nil {
 		return p, usageErr("%v", err)
 	}

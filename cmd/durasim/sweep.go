@@ -264,7 +264,7 @@ func newSummaryLine(sum *sim.Summary, design *model.Design, shard string, sh *si
 	if l.FailedSeeds == nil {
 		l.FailedSeeds = []uint64{}
 	}
-	for k := faults.Kind(0); k < faults.KindCount; k++ {
+	for _, k := range faults.Pipeline.Kinds() {
 		l.Faults[k.String()] = sum.Injected[k]
 	}
 	for _, b := range sim.DesignBoundaries(design) {

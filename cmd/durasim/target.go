@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/target/rivertarget"
@@ -47,6 +48,7 @@ type targetFlags struct {
 	tenants     int
 	maxAttempts int
 	plan        string
+	planFile    string
 	swarm       bool
 	only        string
 	backend     string
@@ -72,7 +74,8 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	fs.IntVar(&f.docs, "docs", d.Docs, fmt.Sprintf("documents the clients insert, 1 to %d", targetsim.MaxDocs))
 	fs.IntVar(&f.tenants, "tenants", d.Tenants, fmt.Sprintf("tenants (their documents share names), 1 to %d", targetsim.MaxTenants))
 	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, fmt.Sprintf("each job's max_attempts, 1 to %d", targetsim.MaxMaxAttempts))
-	fs.StringVar(&f.plan, "plan", "", "explicit fault plan, faults separated by ';' (crash w=2 at=after_effect nth=1; pause w=* at=after_fetch nth=1 for=15s; slow doc=3 for=14s; error doc=2 attempt=1; cancel doc=4; snooze doc=5 for=3s; dup doc=1 at=2s; retry doc=2; crash rescuer at=rescuer_after_stuck nth=1)")
+	fs.StringVar(&f.plan, "plan", "", "explicit fault plan, in the model's form, faults separated by newlines or ';' (crash after_effect nth=1 worker=w1; pause after_fetch nth=1 worker=* for=15s; crash rescuer_after_stuck nth=1; slow doc=3 attempt=1 for=14s; transient doc=2 attempt=*; cancel doc=4 attempt=1; snooze doc=5 attempt=1 for=3s; resubmit doc=1 at=2s; redrive doc=2; few-attempts doc=3 max=1)")
+	fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	fs.StringVar(&f.backend, "backend", rivertarget.SQLite, "the target's database: sqlite (in memory) or postgres")
@@ -100,8 +103,8 @@ func (f *targetFlags) config() (targetsim.Config, error) {
 		return c, usageErr("%v", err)
 	}
 	c.Design, c.Workers, c.Docs, c.Tenants, c.MaxAttempts, c.Swarm = d, f.workers, f.docs, f.tenants, f.maxAttempts, f.swarm
-	if c.Plan, err = targetsim.Parse(f.plan); err != nil {
-		return c, usageErr("invalid -plan: %v", err)
+	if c.Plan, err = readPlan(targetsim.Vocabulary(f.target), f.plan, f.planFile); err != nil {
+		return c, err
 	}
 	if f.only != "" {
 		for _, s := range strings.Split(f.only, ",") {
@@ -298,11 +301,11 @@ func docsOf(c targetsim.Config) int {
 	return c.Docs
 }
 
-func planText(p targetsim.Plan) string {
+func planText(p faults.Plan) string {
 	if len(p.Faults) == 0 {
 		return "(no fault)"
 	}
-	return p.String()
+	return p.OneLine()
 }
 
 func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout, stderr io.Writer) error {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -22,7 +24,11 @@ func TestTargetBadInput(t *testing.T) {
 		{"run", "-target", "river", "-seeds", "1:2", "stray"},
 		{"replay", "-target", "river"},
 		{"replay", "-target", "river", "-seed", "abc"},
-		{"replay", "-target", "river", "-seed", "1", "-plan", "crash w=1 at=nowhere nth=1"},
+		{"replay", "-target", "river", "-seed", "1", "-plan", "crash nowhere nth=1 worker=w1"},
+		{"replay", "-target", "river", "-seed", "1", "-plan", "crash after_fetch nth=1 worker=w4"},
+		{"replay", "-target", "river", "-seed", "1", "-plan-file", "/dev/zero"},
+		{"replay", "-target", "river", "-seed", "1", "-plan-file", "/nonexistent/plan"},
+		{"replay", "-target", "river", "-seed", "1", "-plan", "redrive doc=1", "-plan-file", "/dev/null"},
 		{"replay", "-target", "river", "-seed", "1", "-plan", "slow doc=1 for=-3s"},
 		{"replay", "-target", "river", "-seed", "1", "-only", "9"},
 		{"shrink", "-target", "river", "-seed", "-4"},
@@ -30,6 +36,48 @@ func TestTargetBadInput(t *testing.T) {
 	} {
 		out, stderr, code := cli(args...)
 		oneLineError(t, args, out, stderr, code)
+	}
+}
+
+// A plan naming what a system does not have fails with the same kind of
+// one-line error, at its line and column, for the model and for River.
+func TestPlanErrorsAreOneKind(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "-seed", "1", "-plan", "crash after_fetch nth=1"},
+			"durasim: plan:1:7: the pipeline has no boundary after_fetch (it has after_lease, after_extract, "},
+		{[]string{"replay", "-target", "river", "-seed", "1", "-plan", "crash after_lease nth=1"},
+			"durasim: plan:1:7: river has no boundary after_lease (it has after_fetch, after_work, "},
+		{[]string{"replay", "-seed", "1", "-plan", "duplicate nth=1\nslow doc=1 attempt=1 for=1s"},
+			"durasim: plan:2:1: the pipeline has no fault kind slow (it has crash, pause, "},
+		{[]string{"replay", "-target", "river", "-seed", "1", "-plan", "cancel doc=1 attempt=1; poison doc=1"},
+			"durasim: plan:1:25: river has no fault kind poison (it has crash, pause, "},
+	} {
+		out, stderr, code := cli(tt.args...)
+		oneLineError(t, tt.args, out, stderr, code)
+		if !strings.HasPrefix(stderr, tt.want) {
+			t.Errorf("%q: %q, want it to start %q", tt.args, stderr, tt.want)
+		}
+	}
+}
+
+// A River plan in a file replays as the same plan given inline.
+func TestTargetPlanFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs River on SQLite")
+	}
+	const plan = "crash after_effect nth=3 worker=w0"
+	file := filepath.Join(t.TempDir(), "plan")
+	if err := os.WriteFile(file, []byte("# the effect-outside-tx counterexample\n"+plan+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"replay", "-target", "river", "-seed", "17", "-design", "effect-outside-tx", "-workers", "1", "-swarm=false", "-only", "1,4,5"}
+	a, errA, codeA := cli(append(args, "-plan", plan)...)
+	b, errB, codeB := cli(append(args, "-plan-file", file)...)
+	if codeA != 1 || codeB != 1 || a != b || errA != errB || !strings.Contains(errA, "-plan '"+plan+"'") {
+		t.Errorf("-plan: exit %d, -plan-file: exit %d, same trace %v:\n%s%s", codeA, codeB, a == b, errA, errB)
 	}
 }
 
