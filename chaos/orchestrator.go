@@ -136,13 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	o := &orch{cfg: cfg, store: store, dir: sup.Dir(), rng: rand.New(rand.NewPCG(cfg.Seed, 0x0c4a06)), cursors: map[int]int64{}}
-	rep, err := o.run(ctx, sup)
-	if err != nil {
-		return nil, err
-	}
-	rep.Elapsed = time.Since(start)
-	rep.Dir = sup.Finish(rep.OK())
-	return rep, nil
+	return o.run(ctx, sup, start)
 }
 
 // orch is chaos's workload on the supervisor: it enqueues the jobs, tells
@@ -160,7 +154,9 @@ type orch struct {
 	keys    []string
 }
 
-func (o *orch) run(ctx context.Context, sup *crash.Supervisor) (*Report, error) {
+// run enqueues the first jobs, runs the supervisor, and checks what it
+// left; a passing run's temporary directory is removed.
+func (o *orch) run(ctx context.Context, sup *crash.Supervisor, start time.Time) (*Report, error) {
 	conn, err := o.store.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -194,6 +190,7 @@ func (o *orch) run(ctx context.Context, sup *crash.Supervisor) (*Report, error) 
 	keys := o.keys
 	o.mu.Unlock()
 	check(rep, st, hist, keys)
+	rep.Elapsed, rep.Dir = time.Since(start), sup.Finish(rep.OK())
 	return rep, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,8 +154,7 @@ func (f *fakeSystem) Drained(context.Context) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, h := range f.drain {
-		ls, _ := ReadHistory[fakeLine](h)
-		if !slices.ContainsFunc(ls, func(l fakeLine) bool { return l.Op == "round" }) {
+		if !ranARound(Child{History: h}) {
 			return false, nil
 		}
 	}

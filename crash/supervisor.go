@@ -199,6 +199,9 @@ func (s *Supervisor) killPhase(ctx context.Context) error {
 				return err
 			}
 			if err := s.w.Tick(ctx); err != nil {
+				if ctx.Err() != nil {
+					return s.timedOut() // the workload's call ran out of time with the run
+				}
 				return err
 			}
 			s.mu.Lock()

@@ -130,20 +130,20 @@ func TestDiedOutsideItsPoint(t *testing.T) {
 // fewer statements than the point's declared boundaries.
 func TestUnreachablePoint(t *testing.T) {
 	cfg := fakeConfig(t, 10)
-	cfg.Reach = 400 * time.Millisecond
+	cfg.Reach = 2 * time.Second
 	cfg.Roles = cfg.Roles[:1]
 	cfg.Roles[0].Points = boundary.NewSet("fake worker", boundary.InsideCommitAfterStmt)
 	start := time.Now()
 	_, err := runFake(t, cfg, &fakeSystem{stmts: 1}) // no boundary; the point declares two
 	t.Logf("ended after %v: %v", time.Since(start).Round(time.Millisecond), err)
 	oneLine(t, err, "kill point inside_commit_after_stmt (crossing ", "was not reached by w",
-		"within -reach 400ms awake", "passed at most 0 statement boundaries, fewer than the 2 the point declares")
+		"within -reach 2s awake", "passed at most 0 statement boundaries, fewer than the 2 the point declares")
 }
 
 // A point no child crosses at all: the verdict says so.
 func TestNeverCrossedPoint(t *testing.T) {
 	cfg := fakeConfig(t, 10)
-	cfg.Reach = 400 * time.Millisecond
+	cfg.Reach = 2 * time.Second
 	cfg.Roles = cfg.Roles[1:]
 	cfg.Roles[0].Points = boundary.NewSet("fake relay", boundary.RelayAfterClaim, boundary.RelayAfterPublishBeforeMark)
 	_, err := runFake(t, cfg, &fakeSystem{}) // the fake relay crosses relay_after_claim only
@@ -171,7 +171,8 @@ func TestFreezeThaw(t *testing.T) {
 	f.freeze = func(running []Child) *Freeze {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(got) == 3 || !slices.ContainsFunc(running, func(c Child) bool { return c.Name == "w0" }) {
+		i := slices.IndexFunc(running, func(c Child) bool { return c.Name == "w0" })
+		if len(got) == 3 || i < 0 || !ranARound(running[i]) { // not before it runs: a stop would find it not yet listening
 			return nil
 		}
 		fz := &freeze{}
@@ -223,6 +224,11 @@ func TestFreezeThaw(t *testing.T) {
 	if polls != 3 {
 		t.Errorf("the thaw condition was asked %d times, want 3", polls)
 	}
+}
+
+func ranARound(c Child) bool {
+	ls, _ := ReadHistory[fakeLine](c.History)
+	return slices.ContainsFunc(ls, func(l fakeLine) bool { return l.Op == "round" })
 }
 
 func b2i(b bool) int {

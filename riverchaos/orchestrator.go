@@ -56,13 +56,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer o.hist.Close()
-	rep, err := o.run(ctx, sup)
-	if err != nil {
-		return nil, err
-	}
-	rep.Elapsed = time.Since(start)
-	rep.Dir = sup.Finish(rep.OK())
-	return rep, nil
+	return o.run(ctx, sup)
 }
 
 // stopWait is how long a stop waits for its children (each stops River's
@@ -111,6 +105,8 @@ func newOrch(cfg Config, pool *pgxpool.Pool, dir string, start time.Time) (*orch
 	return o, err
 }
 
+// run inserts the first documents, runs the supervisor, and checks what
+// it left; a passing run's temporary directory is removed.
 func (o *orch) run(ctx context.Context, sup *crash.Supervisor) (*Report, error) {
 	if err := o.insertInitial(ctx); err != nil {
 		return nil, err
@@ -135,6 +131,7 @@ func (o *orch) run(ctx context.Context, sup *crash.Supervisor) (*Report, error) 
 		Inserts: o.inserts, Skipped: o.skipped, Leaders: o.leaders,
 		KillPhase: res.KillPhase, DrainPhase: res.DrainPhase, DrainLimit: o.cfg.Drain, Drained: res.Drained}
 	check(rep, lines, snap, o.start.UnixNano())
+	rep.Elapsed, rep.Dir = time.Since(o.start), sup.Finish(rep.OK())
 	return rep, nil
 }
 
