@@ -260,7 +260,10 @@ func (o *orch) Drained(ctx context.Context) (bool, error) {
 // expires, another worker takes the job under a higher fence, and when it
 // wakes up its writes must be refused. The worker is one holding a lease
 // (the jobs table names holders) when there is one, so that most freezes
-// make a zombie. The kill phase's end thaws it.
+// make a zombie. The kill phase's end thaws it. The pick is among every
+// worker, frozen or not, and a frozen one is left as it is: the frozen
+// still hold their leases, and freezing another each time would leave
+// too few workers awake to take every path.
 func (o *orch) Freeze(ctx context.Context, running []crash.Child) *crash.Freeze {
 	holders := map[string]bool{}
 	if rows, err := o.store.DB().QueryContext(ctx, "SELECT DISTINCT holder FROM jobs WHERE state = 'leased'"); err == nil {
@@ -290,7 +293,11 @@ func (o *orch) Freeze(ctx context.Context, running []crash.Child) *crash.Freeze 
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	c := all[o.rng.IntN(len(all))]
-	return &crash.Freeze{Child: c.Name, Max: o.cfg.freeze()*3/4 + time.Duration(o.rng.Int64N(int64(o.cfg.freeze()/2)+1))}
+	d := o.cfg.freeze()*3/4 + time.Duration(o.rng.Int64N(int64(o.cfg.freeze()/2)+1))
+	if c.Frozen {
+		return nil
+	}
+	return &crash.Freeze{Child: c.Name, Max: d}
 }
 
 // enqueue adds n jobs of the mix (MixTraits): poison, flaky, slow, with

@@ -113,6 +113,7 @@ type Child struct {
 	Name    string     // ProcName(role's prefix, slot, inc)
 	Killing bool       // of the killing generation (else the drain's)
 	Kill    Assignment // its kill point; the zero value: none
+	Frozen  bool       // (in Workload.Freeze's list) SIGSTOPped now
 	History string     // its history file
 	Log     string     // its stdout and stderr
 }
@@ -131,8 +132,8 @@ type Workload interface {
 	// Ended is told each child's end, before the supervisor classifies it.
 	Ended(c Child)
 	// Freeze runs every Settings.PauseEvery of the kill phase with the
-	// children running and not frozen; it names one to freeze, and how
-	// it thaws, or returns nil.
+	// children running (those frozen marked so); it names one that is
+	// not frozen to freeze, and how it thaws, or returns nil.
 	Freeze(ctx context.Context, running []Child) *Freeze
 	// Goal reports whether the workload's own goals for the kill phase
 	// are met (the supervisor's: its kills), and its progress for the log.

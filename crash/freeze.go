@@ -5,21 +5,23 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/durasim/durasim/boundary"
 )
 
 // freeze asks the workload which running child to freeze and SIGSTOPs
 // it; a goroutine of g's thaws it (thaw).
 func (s *Supervisor) freeze(ctx context.Context, g *gen) {
 	g.mu.Lock()
-	var awake []Child
+	var running []Child
 	for c := range g.running {
-		if c.frozenAt.IsZero() {
-			awake = append(awake, c.Child)
-		}
+		r := c.Child
+		r.Frozen = !c.frozenAt.IsZero()
+		running = append(running, r)
 	}
 	g.mu.Unlock()
-	sort.Slice(awake, func(i, j int) bool { return awake[i].Name < awake[j].Name })
-	f := s.w.Freeze(ctx, awake) // may ask the system which child holds what: no lock held
+	sort.Slice(running, func(i, j int) bool { return running[i].Name < running[j].Name })
+	f := s.w.Freeze(ctx, running) // may ask the system which child holds what: no lock held
 	if f == nil {
 		return
 	}
@@ -98,7 +100,7 @@ func (s *Supervisor) bound(g *gen) {
 	defer g.mu.Unlock()
 	for c := range g.running {
 		switch {
-		case c.Kill.At == 0 || g.stopping:
+		case c.Kill.At == boundary.None || g.stopping:
 		case !c.unreached && c.awake(now) > s.cfg.Reach:
 			c.unreached, c.stoppedAt = true, now
 			c.term()

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/internal/jsonl"
 )
 
@@ -181,7 +182,7 @@ func (s *Supervisor) ended(c *child, werr error, stopping bool) bool {
 	marks, _ := ReadHistory[Mark](c.History)
 	at := slices.IndexFunc(marks, func(m Mark) bool { return m.Op == OpKill && m.Point == c.Kill.At.String() })
 	switch {
-	case c.Kill.At != 0 && sigkill && at >= 0:
+	case c.Kill.At != boundary.None && sigkill && at >= 0:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.out.killed(c.Kill, marks[at].Stmt)

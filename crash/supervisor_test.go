@@ -171,7 +171,7 @@ func TestFreezeThaw(t *testing.T) {
 	f.freeze = func(running []Child) *Freeze {
 		mu.Lock()
 		defer mu.Unlock()
-		i := slices.IndexFunc(running, func(c Child) bool { return c.Name == "w0" })
+		i := slices.IndexFunc(running, func(c Child) bool { return c.Name == "w0" && !c.Frozen })
 		if len(got) == 3 || i < 0 || !ranARound(running[i]) { // not before it runs: a stop would find it not yet listening
 			return nil
 		}

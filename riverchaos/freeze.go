@@ -58,7 +58,7 @@ func (o *orch) Freeze(ctx context.Context, running []crash.Child) *crash.Freeze 
 		return nil
 	}
 	hs := slices.DeleteFunc(o.holders(ctx), func(h holding) bool {
-		return !slices.ContainsFunc(running, func(c crash.Child) bool { return c.Name == h.proc })
+		return !slices.ContainsFunc(running, func(c crash.Child) bool { return c.Name == h.proc && !c.Frozen })
 	})
 	if len(hs) == 0 {
 		return nil
