@@ -41,9 +41,9 @@ arch386:
 # race detector too (-short: the mirror's model-vs-SQLite sweep takes 50
 # seeds there instead of 200; unit runs the full one).
 race:
-	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, chaos, internal/pgtest);"
+	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash, chaos, internal/pgtest);"
 	@echo "race: about 4 minutes on 2 cores, mostly mirror's model-vs-SQLite sweep; each package prints when it is done"
-	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./chaos ./internal/pgtest/...
+	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash ./chaos ./internal/pgtest/...
 
 sweep: build
 	bin/durasim run -seeds 1:$(SEEDS)

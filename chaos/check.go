@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/internal/sqlfeed"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
@@ -22,9 +23,10 @@ type Report struct {
 	Seed                       uint64
 	Target                     int
 	AnyPaths                   bool // a path not taken does not fail the run (Config.AnyPaths)
-	Kills                      map[Point]int
-	KillStmts                  map[Point]map[int]int // inside points: kills per statement boundary
+	Kills                      map[boundary.Boundary]int
+	KillStmts                  map[boundary.Boundary]map[int]int // inside points: kills per statement boundary
 	Restarts                   int
+	HardStops                  int // processes SIGKILLed when a stop ran out of time (package crash)
 	Pauses                     int // workers frozen past their lease (SIGSTOP)
 	Elapsed                    time.Duration
 	KillPhase                  time.Duration
@@ -107,7 +109,7 @@ func (r *Report) Print(w io.Writer) {
 	for _, c := range slices.Sorted(maps.Keys(r.DeadBy)) {
 		dead = append(dead, fmt.Sprintf("%d %s", r.DeadBy[c], c))
 	}
-	fmt.Fprintf(w, "%-18s %7d\n", "restarts", r.Restarts)
+	fmt.Fprintf(w, "%-18s %7d  (hard stops: %d)\n", "restarts", r.Restarts, r.HardStops)
 	fmt.Fprintf(w, "%-18s %7d  (%d succeeded, %d dead: %s)\n", "jobs", r.Jobs, r.Succeeded, r.Dead, strings.Join(dead, ", "))
 	fmt.Fprintf(w, "%-18s %7d\n", "outbox rows", r.Rows)
 	fmt.Fprintf(w, "%-18s %7d  (%d republished after a relay kill or a concurrent claim)\n", "broker messages", r.Messages, r.Messages-r.Rows)
@@ -224,7 +226,7 @@ type index struct {
 	jobs  map[model.JobID]sqlstore.JobRow
 	byKey map[string][]sqlstore.JobRow
 	dlq   map[model.JobID]sqlstore.DLQRow
-	byJob map[int64][]Entry // cancel lines by job
+	byJob map[int64][]Entry // cancel, dead and redrive lines by job
 }
 
 func newIndex(st sqlstore.State, hist []Entry, keys []string) *index {
@@ -238,14 +240,15 @@ func newIndex(st sqlstore.State, hist []Entry, keys []string) *index {
 		ix.dlq[d.Job] = d
 	}
 	for _, e := range hist {
-		if e.Op == OpCancel {
+		if e.Op == OpCancel || e.Op == OpDead || e.Op == OpRedrive {
 			ix.byJob[e.Job] = append(ix.byJob[e.Job], e)
 		}
 	}
 	return ix
 }
 
-// lines returns job's lines of operation op (cancel lines only).
+// lines returns job's lines of operation op (cancel, dead and redrive
+// lines only).
 func (ix *index) lines(job int64, op string) []Entry {
 	var out []Entry
 	for _, e := range ix.byJob[job] {

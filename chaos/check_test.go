@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -85,7 +86,7 @@ func everyPathRun(t *testing.T) (final, *rig) {
 }
 
 func runCheck(f final, operator bool) *Report {
-	rep := &Report{Kills: map[Point]int{}, Operator: operator, Drained: true}
+	rep := &Report{Kills: map[boundary.Boundary]int{}, Operator: operator, Drained: true}
 	f.check(rep)
 	return rep
 }
@@ -214,7 +215,7 @@ func TestLivenessSaysWhy(t *testing.T) {
 	f, _ := everyPathRun(t)
 	f.st.Rows[0].Published = false
 	f.st.Ledger = f.st.Ledger[1:]
-	rep := &Report{Kills: map[Point]int{}, Operator: true, DrainLimit: time.Minute, Cursors: map[string]int64{"consumer0": 7}}
+	rep := &Report{Kills: map[boundary.Boundary]int{}, Operator: true, DrainLimit: time.Minute, Cursors: map[string]int64{"consumer0": 7}}
 	f.check(rep)
 	got := strings.Join(inv(rep, InvLiveness).Violations, "; ")
 	for _, want := range []string{"1 outbox rows unpublished", "1 events unapplied", "consumer0 at message 7", "not drained within -drain 1m0s"} {

@@ -3,14 +3,16 @@ package chaos
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os/signal"
+	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/sqlstore"
 )
 
@@ -20,10 +22,8 @@ type ChildConfig struct {
 	Role        string // RoleWorker, RoleRelay, RoleConsumer or RoleOperator
 	ID          int
 	Incarnation int
-	KillAt      Point // "" never
-	KillNth     int
-	KillStmt    int    // inside points: the statement boundary (0 any)
-	History     string // path; "" keeps no history
+	Kill        crash.Assignment // where it SIGKILLs itself; the zero value never
+	History     string           // path; "" keeps no history
 	Seed        uint64
 	Lease       time.Duration
 	Work        time.Duration
@@ -31,14 +31,30 @@ type ChildConfig struct {
 	Cursor      int64         // consumer: resume after this broker message
 }
 
+// prefixes name each role's processes (ProcName).
+var prefixes = map[string]string{RoleWorker: "w", RoleRelay: "relay", RoleConsumer: "consumer", RoleOperator: "op"}
+
 // ProcName is the name of a process in histories and reports: w3.2 is
 // worker 3's third incarnation (the first is w3).
-func ProcName(role string, id, inc int) string {
-	n := map[string]string{RoleWorker: "w", RoleRelay: "relay", RoleConsumer: "consumer", RoleOperator: "op"}[role] + strconv.Itoa(id)
-	if inc > 0 {
-		n += "." + strconv.Itoa(inc)
-	}
-	return n
+func ProcName(role string, id, inc int) string { return crash.ProcName(prefixes[role], id, inc) }
+
+// Flags defines the child's flags on fs, parsed into c. -db's default is
+// $DURASIM_PG_URL: the orchestrator passes the URL by environment, so
+// that no password shows in ps.
+func (c *ChildConfig) Flags(fs *flag.FlagSet) {
+	d := DefaultConfig()
+	*c = ChildConfig{Role: RoleWorker, Seed: 1, Lease: d.Lease, Work: d.Work}
+	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL)")
+	fs.StringVar(&c.Role, "role", c.Role, "worker, relay, consumer or operator")
+	fs.IntVar(&c.ID, "id", 0, "index of the process in its role")
+	fs.IntVar(&c.Incarnation, "incarnation", 0, "how many times this slot was started before")
+	c.Kill.Flags(fs)
+	fs.StringVar(&c.History, "history", "", "file the process appends its history to (one JSON line per operation)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed (the consumer's redeliveries)")
+	fs.DurationVar(&c.Lease, "lease", c.Lease, "lease duration")
+	fs.DurationVar(&c.Work, "work", c.Work, "simulated work per stage")
+	fs.DurationVar(&c.SlowWork, "slow-work", 0, "work per stage of the slow jobs")
+	fs.Int64Var(&c.Cursor, "cursor", 0, "consumer: resume after this broker message")
 }
 
 // Validate reports the first problem with c as a one-line error.
@@ -46,20 +62,18 @@ func (c ChildConfig) Validate() error {
 	switch {
 	case c.DB == "":
 		return errors.New("no database: give -db or set DURASIM_PG_URL")
-	case PointsOf(c.Role) == nil:
+	case prefixes[c.Role] == "":
 		return fmt.Errorf("-role %q: want worker, relay, consumer or operator", c.Role)
 	case c.ID < 0 || c.Incarnation < 0:
 		return errors.New("-id and -incarnation must be >= 0")
-	case c.KillAt != "" && c.KillNth < 1:
-		return errors.New("-kill-nth must be >= 1")
-	case c.KillStmt < 0 || c.KillStmt > 0 && Boundaries(c.KillAt) == 0:
-		return errors.New("-kill-stmt must be >= 0, and 0 unless -kill-at is an inside_*_after_stmt point")
 	case c.Lease <= 0 || c.Work < 0 || c.SlowWork < 0:
 		return errors.New("-lease must be > 0, -work and -slow-work >= 0")
 	}
-	_, err := ParsePoint(c.Role, string(c.KillAt))
-	return err
+	return c.Kill.Check(PointsOf(c.Role), stmts)
 }
+
+// Run is RunChild(ctx, c).
+func (c ChildConfig) Run(ctx context.Context) error { return RunChild(ctx, c) }
 
 // RunChild runs one role until SIGTERM or SIGINT (then it returns nil), an
 // error, or its kill point. Against PostgreSQL.
@@ -67,18 +81,18 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	proc := ProcName(c.Role, c.ID, c.Incarnation)
-	var hist *History
-	if c.History != "" {
-		var err error
-		if hist, err = OpenHistory(c.History, proc); err != nil {
-			return err
-		}
-		defer hist.Close()
+	start := Entry{Op: OpStart}
+	if c.Kill.At != boundary.None {
+		start.Point, start.Attempt = c.Kill.At.String(), int32(c.Kill.Nth)
 	}
-	hist.Write(Entry{Op: OpStart, Point: string(c.KillAt), Attempt: int32(c.KillNth)})
+	ctx, hist, end, err := crash.Begin(ctx, c.History, proc, "durasim worker", start)
+	if err != nil {
+		return err
+	}
+	defer end()
+	kill := &Killer{Assignment: c.Kill, Hist: hist}
+	defer kill.Disarm()
 	store, err := sqlstore.Open(ctx, sqlstore.Postgres, c.DB)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -95,7 +109,6 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 		return err
 	}
 	defer conn.Close()
-	kill := &Killer{At: c.KillAt, Nth: c.KillNth, Stmt: c.KillStmt, Hist: hist}
 	clk := clock.New()
 	switch c.Role {
 	case RoleWorker:

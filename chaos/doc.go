@@ -1,8 +1,15 @@
-// Package chaos is durasim's real-crash mode: the pipeline's actors as
-// separate processes against PostgreSQL, killed with SIGKILL at named
-// points (some between two statements of one transaction), frozen with
-// SIGSTOP past their lease, restarted, and checked from the database's
-// final state and the processes' own histories.
+// Package chaos is durasim's real-crash mode for the pipeline: its
+// actors as separate processes against PostgreSQL, killed with SIGKILL at
+// named points (some between two statements of one transaction), frozen
+// with SIGSTOP past their lease, restarted, and checked from the
+// database's final state and the processes' own histories.
+//
+// It is a workload on package crash's supervisor, which owns the
+// processes, the signals, the kill-point hand-out and the histories'
+// files; this package brings what is the pipeline's: its roles and their
+// kill points (a boundary.Set each), what each child runs, the job mix
+// and the feed, which worker to freeze, when the drain is done, and the
+// checks.
 //
 // # Roles
 //
@@ -42,7 +49,8 @@
 // Each process is told one point, an n and, for inside points, a
 // statement boundary by its arguments (-kill-at, -kill-nth, -kill-stmt);
 // on the nth crossing it writes a kill line to its history and sends
-// itself SIGKILL, so the kill lands exactly there: after_lease,
+// itself SIGKILL ([Killer], package crash's), so the kill lands exactly
+// there: after_lease,
 // after_extract, after_insert_before_commit (via CommitReq.BeforeCommit),
 // after_commit_before_ack, after_ack, after_dlq_write, relay_after_claim,
 // relay_after_publish_before_mark, consumer_after_apply,
@@ -52,7 +60,9 @@
 // inside_commit_after_stmt, inside_dead_after_stmt,
 // inside_deliver_after_stmt, inside_redrive_after_stmt and
 // inside_enqueue_after_stmt ([Boundaries] says how many boundaries each
-// has; the orchestrator picks one at random). Whatever transaction was
+// has; the supervisor picks one at random, and ends the run, naming the
+// point, when a store runs fewer statements than that and the point
+// cannot be reached). Whatever transaction was
 // open dies with the connection: PostgreSQL rolls all of it back, and a
 // store that split an operation into two transactions keeps half, which
 // the checks see.
@@ -61,14 +71,16 @@
 //
 // [Run] resets the database, enqueues jobs of the mix ([MixTraits]) and
 // starts the workers, relays, consumers and operator as child processes
-// of the same binary, each with a kill point chosen (seeded) among those
-// no kill has reached yet, else at random. A child that dies at its point
-// is counted and restarted with a new point; meanwhile jobs keep being
-// fed, and a worker holding a lease is frozen (SIGSTOP) every
-// Config.PauseEvery for about three leases, to make a zombie. Once -kills
-// kills landed and every point had one, every process is stopped and
-// restarted without kill points until every job is terminal, every row
-// published, every event applied and nothing is left for the operator.
+// of the same binary on the supervisor, each with a kill point handed
+// out (seeded) among those no kill has reached yet, else at random. A
+// child that dies at its point is counted and restarted with a new
+// point; meanwhile jobs keep being fed, and a worker holding a lease is
+// frozen (SIGSTOP) every Config.PauseEvery for about three leases, to
+// make a zombie. Once -kills kills landed and every point had one, every
+// process is stopped (SIGKILLed after 30 s: a hard stop, which the
+// report counts) and restarted without kill points until every job is
+// terminal, every row published, every event applied and nothing is left
+// for the operator.
 //
 // # The checks
 //
@@ -84,7 +96,8 @@
 // database (broker delivery counts included), dead for max attempts only
 // after max_attempts leases in that life, no lease before its retry's
 // visible time, no lease past the deadline and cancels only past it,
-// redriven jobs starting at attempt 1 and succeeding, reprocess as the
+// redriven jobs starting at attempt 1 and succeeding (or dying again for
+// max attempts, or, poison, at extract), reprocess as the
 // next version audited once, resubmissions deduplicated and conflicts
 // refused, drained (else: what is left and where each consumer stands),
 // every kill point killed, and every path taken.
@@ -98,10 +111,13 @@
 // lines, delivery lines and the orchestrator's enqueues are never
 // missing. What stays here is what only chaos knows: the expectations of
 // its own workload, spelled in each job's key (expect.go: a poison job
-// dies with poison_schema and is never redriven, a job dead otherwise
-// died for max attempts, only ".short" and ".late" jobs are cancelled, a
-// redriven job succeeds, a reprocess follows a poison death, the
-// operator leaves nothing undone), which add to the report's rows; and
+// dies with poison_schema, a job dead otherwise died for max attempts,
+// only ".short" and ".late" jobs are cancelled, a redriven job succeeds,
+// or dies again for max attempts, or, poison, at its extract (kills
+// before a poison job's extract can spend its attempts: it dies for max
+// attempts and is redriven), a redrive never follows a poison death in
+// the same life, a reprocess follows a poison death, the operator leaves
+// nothing undone), which add to the report's rows; and
 // the bookkeeping of the run itself (every kill point killed, every path
 // taken, the per-path counts).
 //
@@ -113,5 +129,8 @@
 // land between an operation and its line, so the checks read a line as
 // "this happened" and a missing line as nothing, with one exception: no
 // lease line is ever missing (no kill point lies between LeaseNext and its
-// line), which lets the max-attempts check count leases.
+// line), which lets the max-attempts check count leases. A hard stop
+// (a process that did not stop within 30 s, SIGKILLed by the supervisor)
+// could break that promise: the report counts hard stops, and a run with
+// any should be read with that in mind.
 package chaos

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -97,8 +99,8 @@ func TestBadInput(t *testing.T) {
 	bad := []ChildConfig{
 		{},
 		{DB: "x", Role: "boss", Lease: time.Second},
-		{DB: "x", Role: RoleRelay, KillAt: AfterLease, KillNth: 1, Lease: time.Second},
-		{DB: "x", Role: RoleWorker, KillAt: AfterLease, KillNth: 0, Lease: time.Second},
+		{DB: "x", Role: RoleRelay, Kill: crash.Assignment{At: boundary.AfterLease, Nth: 1}, Lease: time.Second},
+		{DB: "x", Role: RoleWorker, Kill: crash.Assignment{At: boundary.AfterLease, Nth: 0}, Lease: time.Second},
 	}
 	for _, c := range bad {
 		if err := c.Validate(); err == nil {

@@ -1,8 +1,10 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -46,15 +48,7 @@ func expectations(r *Report, ix *index) map[string][]string {
 				note(InvNoLostJobs, "job %v (%s) cancelled, with a deadline a day away", j.ID, j.Key)
 			}
 		}
-		// A redrive follows the fix of the dependency: the job succeeds,
-		// or dies for max attempts again (a ".few" job's fresh attempts
-		// can run out once more under kills).
-		if j.RedriveCount > 0 && (j.State == model.Cancelled || j.State == model.Dead && d.Reason != model.CodeMaxAttemptsExceeded) {
-			note(InvRedrive, "j%d redriven %d times ends %s", j.ID, j.RedriveCount, j.State)
-		}
-		if j.RedriveCount > 0 && tr.Poison {
-			note(InvRedrive, "poison j%d was redriven", j.ID)
-		}
+		redriven(note, ix, j, tr)
 		if old, ok := ix.jobs[j.Origin]; ok && j.Origin != 0 && old.State == model.Dead && ix.dlq[old.ID].Reason != model.CodePoisonSchema {
 			note(InvReprocess, "j%d reprocesses j%d, dead with %s, not poison", j.ID, old.ID, ix.dlq[old.ID].Reason)
 		}
@@ -63,6 +57,43 @@ func expectations(r *Report, ix *index) map[string][]string {
 		operatorLeft(out, ix)
 	}
 	return out
+}
+
+// redriven checks a redriven job against what a redrive can lead to. A
+// redrive follows the fix of the dependency, so the job succeeds; or its
+// fresh attempts run out again under kills (dead for max attempts once
+// more, a ".few" job above all); or, being poison, its extract fails
+// again, a redrive fixing no document (dead poison: a poison job is
+// redriven when kills or freezes spent its attempts before its extract,
+// so that it died for max attempts, at lease). It is never cancelled
+// (a redrive moves the deadline a day away). And the operator redrives
+// only jobs dead for max attempts: a redrive that follows, in the same
+// life of the job (since the previous redrive), an accepted Dead line
+// with another reason redrove the wrong death.
+func redriven(note func(inv, format string, args ...any), ix *index, j sqlstore.JobRow, tr Traits) {
+	if j.RedriveCount == 0 {
+		return
+	}
+	d, inDLQ := ix.dlq[j.ID]
+	switch {
+	case j.State == model.Cancelled:
+		note(InvRedrive, "j%d redriven %d times ends cancelled", j.ID, j.RedriveCount)
+	case j.State != model.Dead || !inDLQ || d.Reason == model.CodeMaxAttemptsExceeded:
+	case d.Reason == model.CodePoisonSchema && tr.Poison:
+	default:
+		note(InvRedrive, "j%d (%s) redriven %d times ends dead with %s", j.ID, j.Key, j.RedriveCount, d.Reason)
+	}
+	redrives := ix.lines(int64(j.ID), OpRedrive)
+	slices.SortFunc(redrives, func(a, b Entry) int { return cmp.Compare(a.T0, b.T0) })
+	since := int64(math.MinInt64) // the previous redrive's end
+	for _, r := range redrives {
+		for _, dl := range ix.lines(int64(j.ID), OpDead) {
+			if dl.T0 > since && dl.T1 < r.T0 && dl.Err != model.CodeMaxAttemptsExceeded.String() {
+				note(InvRedrive, "j%d redriven by %s after it died with %s (%s's dead line)", j.ID, r.Proc, dl.Err, dl.Proc)
+			}
+		}
+		since = r.T1
+	}
 }
 
 // operatorLeft notes what the operator left undone: jobs dead for max

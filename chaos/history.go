@@ -1,7 +1,7 @@
 package chaos
 
 import (
-	"github.com/durasim/durasim/internal/jsonl"
+	"github.com/durasim/durasim/crash"
 )
 
 // History operations: one line per completed operation.
@@ -20,7 +20,7 @@ const (
 	OpPublish = "publish" // Publish appended broker message Msg for Event
 	OpMark    = "mark"    // MarkPublished accepted
 	OpApply   = "apply"   // Apply of broker message Msg; Applied false: deduped
-	OpKill    = "kill"    // the process is about to SIGKILL itself at Point
+	OpKill    = crash.OpKill
 
 	OpRedrive   = "redrive"   // operator: Redrive of dead Job accepted
 	OpReprocess = "reprocess" // operator: Enqueue of dead Job's next version returned job New
@@ -55,44 +55,23 @@ type Entry struct {
 	T1      int64   `json:"t1,omitempty"`
 }
 
-// History appends entries to a file, one write(2) per line and no
-// buffering (internal/jsonl): a line written is in the kernel when the
-// process is killed. A nil History writes nothing; one without a file
-// keeps its entries in memory (tests).
-type History struct {
-	Proc string
-	log  jsonl.Log[Entry]
+// Stamped is e as process proc's line.
+func (e Entry) Stamped(proc string) Entry { e.Proc = proc; return e }
+
+// Marked is e with the supervisor's fields: a kill line.
+func (e Entry) Marked(m crash.Mark) Entry {
+	e.Op, e.Point, e.Stmt, e.T0, e.T1 = m.Op, m.Point, m.Stmt, m.T0, m.T1
+	return e
 }
+
+// History is a process's history file (package crash). A nil History
+// writes nothing; one without a file keeps its entries in memory (tests).
+type History = crash.History[Entry]
 
 // OpenHistory opens (appending) the history file at path for process proc.
 func OpenHistory(path, proc string) (*History, error) {
-	h := &History{Proc: proc}
-	if err := h.log.Open(path, "durasim worker"); err != nil {
-		return nil, err
-	}
-	return h, nil
-}
-
-// Write appends e, stamped with the process. A write error ends the
-// process (status 3): a history with a hole would make the checks lie.
-func (h *History) Write(e Entry) {
-	if h == nil {
-		return
-	}
-	e.Proc = h.Proc
-	h.log.Append(e)
-}
-
-// Entries returns the in-memory entries (tests).
-func (h *History) Entries() []Entry { return h.log.Entries() }
-
-// Close closes the file.
-func (h *History) Close() error {
-	if h == nil {
-		return nil
-	}
-	return h.log.Close()
+	return crash.OpenHistory[Entry](path, proc, "durasim worker")
 }
 
 // ReadHistory reads a history file; a torn last line is ignored.
-func ReadHistory(path string) ([]Entry, error) { return jsonl.Read[Entry](path) }
+func ReadHistory(path string) ([]Entry, error) { return crash.ReadHistory[Entry](path) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -105,7 +106,7 @@ func (op *Operator) Step(ctx context.Context) error {
 func (op *Operator) redrive(ctx context.Context, id model.JobID) error {
 	e := Entry{Job: int64(id), T0: wall(op.Clock)}
 	n := now(op.Clock)
-	err := inside(op.Ops, op.Kill, InsideRedrive, e, func() error {
+	err := inside(op.Ops, op.Kill, boundary.InsideRedriveAfterStmt, e, func() error {
 		return op.Ops.Redrive(ctx, id, n, n+model.Time(op.Deadline))
 	})
 	if errors.Is(err, sqlstore.ErrNotDead) {
@@ -116,7 +117,7 @@ func (op *Operator) redrive(ctx context.Context, id model.JobID) error {
 	}
 	e.T1 = wall(op.Clock)
 	op.Hist.Write(withOp(e, OpRedrive))
-	op.Kill.Cross(OperatorAfterRedrive, e)
+	op.Kill.Cross(boundary.OperatorAfterRedrive, e)
 	return op.audit(ctx, "redrive", id, id)
 }
 
@@ -129,7 +130,7 @@ func (op *Operator) reprocess(ctx context.Context, d DeadJob) error {
 	n := now(op.Clock)
 	var nid model.JobID
 	var created bool
-	err = inside(op.Ops, op.Kill, InsideEnqueue, e, func() (err error) {
+	err = inside(op.Ops, op.Kill, boundary.InsideEnqueueAfterStmt, e, func() (err error) {
 		nid, created, err = op.Ops.Enqueue(ctx, sqlstore.NewJob{Tenant: d.Tenant, Document: d.Document, Version: d.Version + 1,
 			Key: key, PayloadHash: d.Payload, MaxAttempts: d.MaxAttempts, Now: n, DeadlineAt: n + model.Time(op.Deadline), Origin: d.ID})
 		return err
@@ -139,7 +140,7 @@ func (op *Operator) reprocess(ctx context.Context, d DeadJob) error {
 	}
 	e.New, e.Deduped, e.T1 = int64(nid), !created, wall(op.Clock)
 	op.Hist.Write(withOp(e, OpReprocess))
-	op.Kill.Cross(OperatorAfterReprocessEnqueue, e)
+	op.Kill.Cross(boundary.OperatorAfterReprocessEnqueue, e)
 	return op.audit(ctx, "reprocess", d.ID, nid)
 }
 
@@ -177,7 +178,7 @@ func (op *Operator) submit(ctx context.Context) error {
 		e := Entry{Key: j.Key, T0: wall(op.Clock)}
 		var got model.JobID
 		var created bool
-		err = inside(op.Ops, op.Kill, InsideEnqueue, e, func() (err error) {
+		err = inside(op.Ops, op.Kill, boundary.InsideEnqueueAfterStmt, e, func() (err error) {
 			got, created, err = op.Ops.Enqueue(ctx, j)
 			return err
 		})

@@ -63,10 +63,10 @@ func paths(r *Report, ix *index) []Path {
 		{Name: "concurrent duplicate delivery refused", What: "refusals overlapping another consumer's apply", N: concurrentDuplicates(ix.hist)},
 	}
 	for _, p := range InsidePoints() {
-		op := strings.TrimSuffix(strings.TrimPrefix(string(p), "inside_"), "_after_stmt")
-		ps = append(ps, Path{Name: "kill inside " + op, What: "kill lines at " + string(p), N: count(func(e Entry) bool {
-			return e.Op == OpKill && e.Point == string(p)
-		}), NA: map[bool]string{true: noOp}[p == InsideRedrive || p == InsideEnqueue]})
+		op := strings.TrimSuffix(strings.TrimPrefix(p.String(), "inside_"), "_after_stmt")
+		ps = append(ps, Path{Name: "kill inside " + op, What: "kill lines at " + p.String(), N: count(func(e Entry) bool {
+			return e.Op == OpKill && e.Point == p.String()
+		}), NA: map[bool]string{true: noOp}[PointsOf(RoleOperator).Has(p)]})
 	}
 	return ps
 }
@@ -130,19 +130,19 @@ func everyPath(r *Report) Invariant {
 // a kill line in a history (the process said where it was when it died).
 func everyPoint(r *Report, hist []Entry) Invariant {
 	inv := Invariant{Name: InvEveryPointKilled}
-	lines := map[Point]int{}
+	lines := map[string]int{}
 	for _, e := range hist {
 		if e.Op == OpKill {
-			lines[Point(e.Point)]++
+			lines[e.Point]++
 		}
 	}
 	points := AllPoints()
 	if !r.Operator {
-		points = slices.DeleteFunc(points, func(p Point) bool { return slices.Contains(PointsOf(RoleOperator), p) })
+		points = slices.DeleteFunc(points, PointsOf(RoleOperator).Has)
 	}
 	for _, p := range points {
-		if r.Kills[p] != lines[p] {
-			add(&inv, "%s: %d kills counted, %d kill lines", p, r.Kills[p], lines[p])
+		if r.Kills[p] != lines[p.String()] {
+			add(&inv, "%s: %d kills counted, %d kill lines", p, r.Kills[p], lines[p.String()])
 		}
 	}
 	if r.Target < len(points) {
@@ -152,7 +152,7 @@ func everyPoint(r *Report, hist []Entry) Invariant {
 	var missing []string
 	for _, p := range points {
 		if r.Kills[p] == 0 {
-			missing = append(missing, string(p))
+			missing = append(missing, p.String())
 		}
 	}
 	if len(missing) > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -38,10 +39,10 @@ type Worker struct {
 	Kill  *Killer
 	// Hook, when set, runs at every point (tests use it to move a mock
 	// clock or interleave another worker deterministically).
-	Hook func(Point, Entry)
+	Hook func(boundary.Boundary, Entry)
 }
 
-func (w *Worker) cross(p Point, e Entry) {
+func (w *Worker) cross(p boundary.Boundary, e Entry) {
 	if w.Hook != nil {
 		w.Hook(p, e)
 	}
@@ -100,7 +101,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 	until := n + model.Time(w.Lease)
 	var l sqlstore.Leased
 	var ok bool
-	err := inside(w.Ops, w.Kill, InsideLease, Entry{T0: t0}, func() (err error) {
+	err := inside(w.Ops, w.Kill, boundary.InsideLeaseAfterStmt, Entry{T0: t0}, func() (err error) {
 		l, ok, err = w.Ops.LeaseNext(dctx, sqlstore.LeaseReq{Worker: w.Name, Now: n, LeaseUntil: until})
 		return err
 	})
@@ -109,7 +110,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 	}
 	e := Entry{Job: int64(l.Job), Fence: l.Fence, Stage: l.Stage.String(), Attempt: l.Attempt, T0: t0, T1: wall(w.Clock)}
 	w.Hist.Write(withOp(e, OpLease))
-	w.cross(AfterLease, e)
+	w.cross(boundary.AfterLease, e)
 	tr := KeyTraits(l.Key)
 	work := w.Work
 	if tr.Slow {
@@ -138,7 +139,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 				return Idle, ctx.Err()
 			}
 		}
-		w.cross(AfterExtract, e)
+		w.cross(boundary.AfterExtract, e)
 		if tr.Poison && st == model.StageExtract {
 			return w.dead(dctx, l, model.CodePoisonSchema)
 		}
@@ -153,12 +154,12 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 		}
 		t0 := wall(w.Clock)
 		var c sqlstore.Committed
-		err := inside(w.Ops, w.Kill, InsideCommit, e, func() (err error) {
+		err := inside(w.Ops, w.Kill, boundary.InsideCommitAfterStmt, e, func() (err error) {
 			c, err = w.Ops.Commit(dctx, sqlstore.CommitReq{
 				Job: l.Job, Fence: l.Fence, Tenant: l.Tenant, Key: l.Key, Stage: st,
 				PayloadHash: l.Payload, Value: StageValue(l.Key, st), Now: now(w.Clock),
 				Fenced:       true, // a zombie's commit is refused, not just deduped
-				BeforeCommit: func() { w.cross(AfterInsertBeforeCommit, e) },
+				BeforeCommit: func() { w.cross(boundary.AfterInsertBeforeCommit, e) },
 			})
 			return err
 		})
@@ -168,7 +169,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 		ce := withTimes(withOp(e, OpCommit), t0, wall(w.Clock))
 		ce.Event, ce.Deduped = int64(c.EventID), c.Deduped
 		w.Hist.Write(ce)
-		w.cross(AfterCommitBeforeAck, ce)
+		w.cross(boundary.AfterCommitBeforeAck, ce)
 
 		// The stage checkpoint (Advance) or, after the last stage, the
 		// final Ack: either way the queue is told.
@@ -187,7 +188,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 		ae := withTimes(withOp(e, op), t0, wall(w.Clock))
 		ae.Stage = next.String()
 		w.Hist.Write(ae)
-		w.cross(AfterAck, ae)
+		w.cross(boundary.AfterAck, ae)
 	}
 	return Succeeded, nil
 }
@@ -201,7 +202,7 @@ func (w *Worker) facts(ctx context.Context, job model.JobID) (JobFacts, error) {
 
 func (w *Worker) dead(ctx context.Context, l sqlstore.Leased, code model.Code) (Outcome, error) {
 	e := Entry{Job: int64(l.Job), Fence: l.Fence, Attempt: l.Attempt, Err: code.String(), T0: wall(w.Clock)}
-	err := inside(w.Ops, w.Kill, InsideDead, e, func() error {
+	err := inside(w.Ops, w.Kill, boundary.InsideDeadAfterStmt, e, func() error {
 		return w.Ops.Dead(ctx, l.Job, l.Fence, code, now(w.Clock))
 	})
 	if err != nil {
@@ -209,7 +210,7 @@ func (w *Worker) dead(ctx context.Context, l sqlstore.Leased, code model.Code) (
 	}
 	e.T1 = wall(w.Clock)
 	w.Hist.Write(withOp(e, OpDead))
-	w.cross(AfterDLQWrite, e)
+	w.cross(boundary.AfterDLQWrite, e)
 	return DeadLettered, nil
 }
 
@@ -316,7 +317,7 @@ func (r *Relay) Step(ctx context.Context) (int, error) {
 			ce.Events = append(ce.Events, int64(row.EventID))
 		}
 		r.Hist.Write(ce)
-		r.Kill.Cross(RelayAfterClaim, ce)
+		r.Kill.Cross(boundary.RelayAfterClaim, ce)
 	}
 	var rows []sqlstore.Row
 	var err error
@@ -365,7 +366,7 @@ func (r *Relay) publish(ctx context.Context, ops sqlstore.Ops, row sqlstore.Row)
 	}
 	pe := Entry{Op: OpPublish, Event: int64(row.EventID), Job: int64(row.Job), Stage: row.Stage.String(), Msg: msg, T0: t0, T1: wall(r.Clock)}
 	r.Hist.Write(pe)
-	r.Kill.Cross(RelayAfterPublishBeforeMark, pe)
+	r.Kill.Cross(boundary.RelayAfterPublishBeforeMark, pe)
 	return nil
 }
 
@@ -440,7 +441,7 @@ func (c *Consumer) Step(ctx context.Context) (int, error) {
 			t0 := wall(c.Clock)
 			e := Entry{Op: OpApply, Msg: m.ID, Event: int64(m.Event), T0: t0}
 			var applied bool
-			err := inside(c.Ops, c.Kill, InsideDeliver, e, func() (err error) {
+			err := inside(c.Ops, c.Kill, boundary.InsideDeliverAfterStmt, e, func() (err error) {
 				if d, ok := c.Ops.(deliverer); ok {
 					_, applied, err = d.Deliver(dctx, m.ID, now(c.Clock))
 					return err
@@ -453,7 +454,7 @@ func (c *Consumer) Step(ctx context.Context) (int, error) {
 			}
 			e.Applied, e.T1 = applied, wall(c.Clock)
 			c.Hist.Write(e)
-			c.Kill.Cross(ConsumerAfterApply, e)
+			c.Kill.Cross(boundary.ConsumerAfterApply, e)
 		}
 		c.Cursor = max(c.Cursor, m.ID)
 	}

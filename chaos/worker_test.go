@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
 )
@@ -76,7 +78,7 @@ func (r *rig) step(w *Worker, want Outcome) {
 // chaos checks over the state and every history.
 func (r *rig) drainAndCheck() *Report {
 	r.t.Helper()
-	rep := &Report{Kills: map[Point]int{}}
+	rep := &Report{Kills: map[boundary.Boundary]int{}}
 	r.drain().check(rep)
 	for _, inv := range rep.Invariants {
 		if !inv.Holds() {
@@ -143,8 +145,8 @@ func TestLeaseExpiryZombieCommitFenced(t *testing.T) {
 	r.enqueue("k1")
 	a, b := r.worker("a"), r.worker("b")
 	stalled := false
-	a.Hook = func(p Point, e Entry) {
-		if p != AfterExtract || stalled {
+	a.Hook = func(p boundary.Boundary, e Entry) {
+		if p != boundary.AfterExtract || stalled {
 			return
 		}
 		stalled = true
@@ -179,8 +181,8 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 	r := newRig(t)
 	r.enqueue("k1")
 	a, b := r.worker("a"), r.worker("b")
-	a.Hook = func(p Point, e Entry) {
-		if p != AfterExtract {
+	a.Hook = func(p boundary.Boundary, e Entry) {
+		if p != boundary.AfterExtract {
 			return
 		}
 		r.clock.Add(1500 * time.Millisecond)
@@ -207,8 +209,8 @@ var errKilled = errors.New("killed")
 
 // killAt makes a Killer that "dies" by panicking out of the role, the way
 // a SIGKILL stops it: nothing after the point runs.
-func killAt(p Point, nth int) *Killer {
-	return &Killer{At: p, Nth: nth, Kill: func(Point) { panic(errKilled) }}
+func killAt(p boundary.Boundary, nth int) *Killer {
+	return &Killer{Assignment: crash.Assignment{At: p, Nth: nth}, Kill: func(boundary.Boundary) { panic(errKilled) }}
 }
 
 func (r *rig) crash(w *Worker) {
@@ -227,18 +229,18 @@ func (r *rig) crash(w *Worker) {
 // job completes once, with one effect per stage.
 func TestKillPointsRecover(t *testing.T) {
 	for _, tc := range []struct {
-		p       Point
+		p       boundary.Boundary
 		nth     int
 		results int // results rows right after the kill
 	}{
-		{AfterLease, 1, 0},
-		{AfterExtract, 2, 1},
-		{AfterInsertBeforeCommit, 1, 0},
-		{AfterInsertBeforeCommit, 3, 2},
-		{AfterCommitBeforeAck, 2, 2},
-		{AfterAck, 4, 4},
+		{boundary.AfterLease, 1, 0},
+		{boundary.AfterExtract, 2, 1},
+		{boundary.AfterInsertBeforeCommit, 1, 0},
+		{boundary.AfterInsertBeforeCommit, 3, 2},
+		{boundary.AfterCommitBeforeAck, 2, 2},
+		{boundary.AfterAck, 4, 4},
 	} {
-		t.Run(string(tc.p), func(t *testing.T) {
+		t.Run(tc.p.String(), func(t *testing.T) {
 			r := newRig(t)
 			r.enqueue("k1")
 			a := r.worker("a")
@@ -254,7 +256,7 @@ func TestKillPointsRecover(t *testing.T) {
 			r.clock.Add(3 * time.Second) // a's lease expires
 			b := r.worker("b")
 			want := Succeeded
-			if tc.p == AfterAck && tc.nth == 4 {
+			if tc.p == boundary.AfterAck && tc.nth == 4 {
 				want = Idle // a acked before dying
 			}
 			r.step(b, want)
@@ -272,7 +274,7 @@ func TestPoisonAndFlaky(t *testing.T) {
 	r := newRig(t)
 	r.enqueue(testKey(1, Traits{Poison: true}), testKey(2, Traits{Flaky: 2}))
 	w := r.worker("w")
-	w.Kill = killAt(AfterDLQWrite, 2) // never reached: one poison job
+	w.Kill = killAt(boundary.AfterDLQWrite, 2) // never reached: one poison job
 	r.step(w, DeadLettered)
 	r.step(w, Retried)
 	r.step(w, Idle) // backoff not over
@@ -324,13 +326,13 @@ func TestJobKeys(t *testing.T) {
 		t.Error("ParseKey accepted a key without a version")
 	}
 	for _, role := range Roles() {
-		for _, p := range PointsOf(role) {
-			if got, err := ParsePoint(role, string(p)); err != nil || got != p {
-				t.Errorf("ParsePoint(%s, %s) = %q, %v", role, p, got, err)
+		for _, p := range PointsOf(role).List() {
+			if err := (crash.Assignment{At: p, Nth: 1, Stmt: Boundaries(p)}).Check(PointsOf(role), stmts); err != nil {
+				t.Errorf("%s at %s: %v", role, p, err)
 			}
 		}
 	}
-	if _, err := ParsePoint(RoleRelay, string(AfterLease)); err == nil {
+	if err := (crash.Assignment{At: boundary.AfterLease, Nth: 1}).Check(PointsOf(RoleRelay), stmts); err == nil {
 		t.Error("after_lease accepted for a relay")
 	}
 	// The mix has every trait.
@@ -385,14 +387,14 @@ func TestConsumerTakesALateLowerMessage(t *testing.T) {
 // line says after how many statements it fell.
 func TestKillInsideOperations(t *testing.T) {
 	for _, tc := range []struct {
-		p    Point
+		p    boundary.Boundary
 		stmt int
 	}{
-		{InsideLease, 1}, {InsideLease, 2}, {InsideCommit, 1}, {InsideCommit, 2}, {InsideCommit, 3}, {InsideDead, 1},
+		{boundary.InsideLeaseAfterStmt, 1}, {boundary.InsideLeaseAfterStmt, 2}, {boundary.InsideCommitAfterStmt, 1}, {boundary.InsideCommitAfterStmt, 2}, {boundary.InsideCommitAfterStmt, 3}, {boundary.InsideDeadAfterStmt, 1},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.p, tc.stmt), func(t *testing.T) {
 			r := newRig(t)
-			key := testKey(1, Traits{Poison: tc.p == InsideDead})
+			key := testKey(1, Traits{Poison: tc.p == boundary.InsideDeadAfterStmt})
 			r.enqueue(key)
 			a := r.worker("a")
 			a.Kill = killAt(tc.p, 1)
@@ -404,20 +406,20 @@ func TestKillInsideOperations(t *testing.T) {
 			}
 			es := a.Hist.Entries()
 			last := es[len(es)-1]
-			if last.Op != OpKill || last.Point != string(tc.p) || last.Stmt != tc.stmt {
+			if last.Op != OpKill || last.Point != tc.p.String() || last.Stmt != tc.stmt {
 				t.Fatalf("last line %+v, want a kill at %s after statement %d", last, tc.p, tc.stmt)
 			}
 			j := st.Jobs[0]
 			switch tc.p {
-			case InsideLease:
+			case boundary.InsideLeaseAfterStmt:
 				if j.State != model.Pending || j.Attempt != 0 || st.Fence != 0 {
 					t.Fatalf("job %+v, fence %d: the lease was not rolled back", j, st.Fence)
 				}
-			case InsideCommit:
+			case boundary.InsideCommitAfterStmt:
 				if len(st.Results) != 0 || len(st.Rows) != 0 {
 					t.Fatalf("results %v, rows %v: the commit was not rolled back", st.Results, st.Rows)
 				}
-			case InsideDead:
+			case boundary.InsideDeadAfterStmt:
 				if j.State != model.Leased || len(st.DLQ) != 0 {
 					t.Fatalf("job %s, DLQ %v: the dead-lettering was not rolled back", j.State, st.DLQ)
 				}
@@ -426,11 +428,11 @@ func TestKillInsideOperations(t *testing.T) {
 			b := r.worker("b")
 			b.Facts = DBReader{r.store.DB()}
 			want := Succeeded
-			if tc.p == InsideDead {
+			if tc.p == boundary.InsideDeadAfterStmt {
 				want = DeadLettered
 			}
 			r.step(b, want)
-			rep := &Report{Kills: map[Point]int{tc.p: 1}} // the orchestrator's count of the kill
+			rep := &Report{Kills: map[boundary.Boundary]int{tc.p: 1}} // the orchestrator's count of the kill
 			r.drain().check(rep)
 			for _, inv := range rep.Invariants {
 				if !inv.Holds() {
@@ -454,7 +456,7 @@ func TestKillInsideDeliverAndRedrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for stmt := 1; stmt <= 2; stmt++ {
-		c := &Consumer{Ops: r.conn(), Broker: StoreBroker(r.store), Clock: r.clock, Batch: 4, Kill: killAt(InsideDeliver, 1)}
+		c := &Consumer{Ops: r.conn(), Broker: StoreBroker(r.store), Clock: r.clock, Batch: 4, Kill: killAt(boundary.InsideDeliverAfterStmt, 1)}
 		c.Kill.Stmt = stmt
 		func() {
 			defer func() {
@@ -483,7 +485,7 @@ func TestKillInsideDeliverAndRedrive(t *testing.T) {
 	}
 	r.step(w, Idle) // dead at lease
 	op := &Operator{Ops: r.conn(), Read: DBReader{r.store.DB()}, Clock: r.clock, Name: "op", Deadline: time.Hour,
-		Kill: killAt(InsideRedrive, 1)}
+		Kill: killAt(boundary.InsideRedriveAfterStmt, 1)}
 	func() {
 		defer func() {
 			if v := recover(); v != errKilled {

@@ -8,15 +8,14 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"reflect"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -26,8 +25,7 @@ type ChildConfig struct {
 	ID          int
 	Incarnation int
 	Design      targetsim.Design
-	KillAt      Point
-	KillNth     int
+	Kill        crash.Assignment // where it SIGKILLs itself; the zero value never
 	// NoLead is River's LeaderElectionDisabled: the client works jobs but
 	// never leads, so River's maintenance runs on the others.
 	NoLead      bool
@@ -44,20 +42,14 @@ type ChildConfig struct {
 // ProcName is a child's name in histories, reports and River's
 // attempted_by (its client ID): w3.2 is slot 3's third incarnation (the
 // first is w3).
-func ProcName(id, inc int) string {
-	n := "w" + strconv.Itoa(id)
-	if inc > 0 {
-		n += "." + strconv.Itoa(inc)
-	}
-	return n
-}
+func ProcName(id, inc int) string { return crash.ProcName("w", id, inc) }
 
 // Flags defines the child's flags on fs, parsed into c. -db's default is
 // $DURASIM_PG_URL: the orchestrator passes the URL by environment, so
 // that no password shows in ps.
 func (c *ChildConfig) Flags(fs *flag.FlagSet) {
 	d := DefaultConfig()
-	*c = ChildConfig{Design: d.Design, KillNth: 1, Seed: 1, MaxWorkers: d.MaxWorkers, MaxAttempts: d.MaxAttempts, RescueAfter: d.RescueAfter,
+	*c = ChildConfig{Design: d.Design, Seed: 1, MaxWorkers: d.MaxWorkers, MaxAttempts: d.MaxAttempts, RescueAfter: d.RescueAfter,
 		JobTimeout: d.JobTimeout, RetryCap: d.RetryCap, Work: d.Work}
 	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL)")
 	fs.IntVar(&c.ID, "id", 0, "the process's slot")
@@ -67,12 +59,7 @@ func (c *ChildConfig) Flags(fs *flag.FlagSet) {
 		c.Design, err = targetsim.LookupDesign(s)
 		return err
 	})
-	fs.Func("kill-at", "kill point where the process SIGKILLs itself: after_fetch, after_effect, before_commit, after_commit", func(s string) error {
-		var err error
-		c.KillAt, err = pointByName(s)
-		return err
-	})
-	fs.IntVar(&c.KillNth, "kill-nth", c.KillNth, "die on the nth crossing of -kill-at (by any of the process's handlers)")
+	c.Kill.Flags(fs) // -kill-at after_fetch, after_effect, before_commit, after_commit; -kill-nth counts every handler's crossings
 	fs.BoolVar(&c.NoLead, "no-lead", false, "River's LeaderElectionDisabled: never lead (River's maintenance runs on the other clients)")
 	fs.StringVar(&c.History, "history", "", "file the process appends its history to (one JSON line per operation)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the work times")
@@ -93,22 +80,11 @@ func (c ChildConfig) Args() []string {
 	if c.History != "" {
 		args = append(args, "-history", c.History)
 	}
-	if c.KillAt != PointNone {
-		args = append(args, "-kill-at", c.KillAt.String(), "-kill-nth", strconv.Itoa(c.KillNth))
-	}
+	args = append(args, c.Kill.Args()...)
 	if c.NoLead {
 		args = append(args, "-no-lead")
 	}
 	return args
-}
-
-func pointByName(s string) (Point, error) {
-	for p := PointNone; p < pointCount; p++ {
-		if p.String() == s {
-			return p, nil
-		}
-	}
-	return PointNone, fmt.Errorf("unknown kill point %q", s)
 }
 
 // Validate reports the first problem with c as a one-line error.
@@ -118,16 +94,16 @@ func (c ChildConfig) Validate() error {
 		return errors.New("no database: give -db or set DURASIM_PG_URL")
 	case c.ID < 0 || c.Incarnation < 0:
 		return errors.New("-id and -incarnation must be >= 0")
-	case c.KillAt != PointNone && c.KillNth < 1:
-		return errors.New("-kill-nth must be >= 1")
 	case c.MaxWorkers < 1 || c.MaxWorkers > MaxMaxWorkers || c.MaxAttempts < 1:
 		return fmt.Errorf("-max-workers must be 1 to %d and -max-attempts >= 1", MaxMaxWorkers)
 	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout || c.RetryCap <= 0 || c.Work <= 0:
 		return errors.New("-job-timeout must be positive and below -rescue-after; -retry-cap and -work positive")
 	}
-	_, err := ParsePoint(c.Design, c.KillAt.String())
-	return err
+	return c.Kill.Check(PointsOf(c.Design), nil)
 }
+
+// Run is RunChild(ctx, c).
+func (c ChildConfig) Run(ctx context.Context) error { return RunChild(ctx, c) }
 
 // RunChild runs one River client, its workers working the document kind
 // with c's handler design, until SIGTERM or SIGINT (then it stops the
@@ -137,18 +113,15 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	proc := ProcName(c.ID, c.Incarnation)
-	var hist *History
-	if c.History != "" {
-		var err error
-		if hist, err = OpenHistory(c.History, proc); err != nil {
-			return err
-		}
-		defer hist.Close()
+	ctx, hist, end, err := crash.Begin(ctx, c.History, proc, "durasim river-worker",
+		Entry{Op: OpStart, Point: c.Kill.At.String(), Nth: c.Kill.Nth, T0: stamp()})
+	if err != nil {
+		return err
 	}
-	hist.Write(Entry{Op: OpStart, Point: c.KillAt.String(), Nth: c.KillNth, T0: stamp()})
+	defer end()
+	kill := &Killer{Assignment: c.Kill, Hist: hist}
+	defer kill.Disarm()
 	pool, err := openPool(ctx, c.DB, "durasim-"+proc, int32(c.MaxWorkers+4))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -157,8 +130,7 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 		return err
 	}
 	defer pool.Close()
-	w := &docWorker{pool: pool, design: c.Design, name: proc, hist: hist,
-		kill: &Killer{At: c.KillAt, Nth: c.KillNth, Hist: hist},
+	w := &docWorker{pool: pool, design: c.Design, name: proc, hist: hist, kill: kill,
 		work: c.Work, rng: rand.New(rand.NewPCG(c.Seed, uint64(c.ID)<<32|uint64(c.Incarnation)))}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)

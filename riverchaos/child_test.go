@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -14,9 +16,9 @@ import (
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
 	for _, c := range []ChildConfig{
-		{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, KillAt: BeforeCommit, KillNth: 3, NoLead: true, History: "/tmp/x/w2.7.jsonl", Seed: 9,
+		{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, Kill: crash.Assignment{At: boundary.BeforeCommit, Nth: 3}, NoLead: true, History: "/tmp/x/w2.7.jsonl", Seed: 9,
 			MaxWorkers: 3, MaxAttempts: 4, RescueAfter: 2500 * time.Millisecond, JobTimeout: time.Second, RetryCap: time.Second, Work: 40 * time.Millisecond},
-		{Design: targetsim.EffectOutsideTx, KillNth: 1, Seed: 1, MaxWorkers: 1, MaxAttempts: 1, RescueAfter: 3 * time.Second,
+		{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, MaxWorkers: 1, MaxAttempts: 1, RescueAfter: 3 * time.Second,
 			JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second, Work: time.Millisecond},
 	} {
 		var got ChildConfig
@@ -43,10 +45,12 @@ func TestChildValidate(t *testing.T) {
 	}
 	for name, mod := range map[string]func(*ChildConfig){
 		"no db":               func(c *ChildConfig) { c.DB = "" },
-		"kill-nth 0":          func(c *ChildConfig) { c.KillAt, c.KillNth = AfterFetch, 0 },
+		"kill-nth 0":          func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
 		"timeout past rescue": func(c *ChildConfig) { c.JobTimeout = c.RescueAfter },
-		"no commit outside":   func(c *ChildConfig) { c.Design, c.KillAt = targetsim.EffectOutsideTx, BeforeCommit },
-		"workers 0":           func(c *ChildConfig) { c.MaxWorkers = 0 },
+		"no commit outside": func(c *ChildConfig) {
+			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.BeforeCommit, Nth: 1}
+		},
+		"workers 0": func(c *ChildConfig) { c.MaxWorkers = 0 },
 	} {
 		c := ok
 		mod(&c)
@@ -56,42 +60,37 @@ func TestChildValidate(t *testing.T) {
 	}
 }
 
-// The kill points per design, and their names parsing back.
+// The kill points per design: JobCompleteTx and its commit only in the
+// transactional ones; a point the design does not cross is refused.
 func TestPoints(t *testing.T) {
-	if got := PointsOf(targetsim.TxChecked); !slices.Equal(got, []Point{AfterFetch, AfterEffect, BeforeCommit, AfterCommit}) {
+	if got := PointsOf(targetsim.TxChecked).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect,
+		boundary.BeforeCommit, boundary.AfterCommit}) {
 		t.Errorf("tx-checked points %v", got)
 	}
-	if got := PointsOf(targetsim.IdempotentKey); !slices.Equal(got, []Point{AfterFetch, AfterEffect}) {
+	if got := PointsOf(targetsim.IdempotentKey).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect}) {
 		t.Errorf("idempotent-key points %v", got)
 	}
-	for p := PointNone; p < pointCount; p++ {
-		if q, err := pointByName(p.String()); err != nil || q != p {
-			t.Errorf("pointByName(%s) = %v, %v", p, q, err)
-		}
-	}
-	if _, err := ParsePoint(targetsim.EffectOutsideTx, "after_commit"); err == nil {
-		t.Error("effect-outside-tx accepted after_commit")
+	err := crash.Assignment{At: boundary.AfterCommit, Nth: 1}.Check(PointsOf(targetsim.EffectOutsideTx), nil)
+	if err == nil || !strings.Contains(err.Error(), "River's effect-outside-tx handler has no boundary after_commit") {
+		t.Errorf("effect-outside-tx at after_commit: %v", err)
 	}
 }
 
-// A Killer dies on the nth crossing of its point only, and writes the
-// kill line first.
-func TestKiller(t *testing.T) {
-	var died []Point
+// A Killer writes River's kill line with the job the handler held.
+func TestKillerLine(t *testing.T) {
+	var died []boundary.Boundary
 	h := &History{Proc: "w1"}
-	k := &Killer{At: BeforeCommit, Nth: 2, Hist: h, Kill: func(p Point) { died = append(died, p) }}
-	for _, p := range []Point{AfterFetch, BeforeCommit, AfterEffect, BeforeCommit, BeforeCommit} {
+	k := &Killer{Assignment: crash.Assignment{At: boundary.BeforeCommit, Nth: 2}, Hist: h, Kill: func(p boundary.Boundary) { died = append(died, p) }}
+	for _, p := range []boundary.Boundary{boundary.AfterFetch, boundary.BeforeCommit, boundary.AfterEffect, boundary.BeforeCommit, boundary.BeforeCommit} {
 		k.Cross(p, Entry{Job: 5, Attempt: 1})
 	}
-	if !slices.Equal(died, []Point{BeforeCommit}) {
+	if !slices.Equal(died, []boundary.Boundary{boundary.BeforeCommit}) {
 		t.Errorf("died at %v, want once at before_commit", died)
 	}
 	es := h.Entries()
-	if len(es) != 1 || es[0].Op != OpKill || es[0].Point != "before_commit" || es[0].Job != 5 || es[0].Proc != "w1" || es[0].T1 == 0 {
+	if len(es) != 1 || es[0].Op != OpKill || es[0].Point != "before_commit" || es[0].Job != 5 || es[0].Attempt != 1 || es[0].Proc != "w1" || es[0].T1 == 0 {
 		t.Errorf("history %+v, want one kill line for j5", es)
 	}
-	var none *Killer
-	none.Cross(AfterFetch, Entry{}) // nil never kills
 }
 
 func TestIsChildName(t *testing.T) {

@@ -1,17 +1,25 @@
 package riverchaos
 
 import (
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/targetsim"
 )
 
 // Config is a River chaos run.
 type Config struct {
+	// Settings: -kills (and one at least at each kill point, when Kills
+	// is not below their number), -seed (of the kill points, the freezes,
+	// the work times and the re-inserts; timing is real: runs differ),
+	// -pause-every (freeze a child holding a job, up to Workers/2 at
+	// once, until another client has fetched that job, River having
+	// rescued it past RescueAfter, or MaxFreeze ran out: then thaw it, a
+	// zombie), -reach, -timeout, -drain, -dir (histories and the
+	// children's logs).
+	crash.Settings
 	DB string // PostgreSQL URL; River's tables and durasim's effects in it are emptied
 	// Workers is the number of child processes, one River client each;
 	// Steady of them are never given a kill point (only frozen), so that a
@@ -27,36 +35,26 @@ type Config struct {
 	KilledLead  bool
 	MaxWorkers  int // River's MaxWorkers per client: jobs a process works at once
 	Jobs        int // documents inserted up front; more are fed while the kill phase lasts
-	Kills       int // SIGKILLs to land (and one at least at each kill point, when Kills is not below their number)
 	Design      targetsim.Design
-	Seed        uint64 // seeds the kill points, the freezes, the work times and the re-inserts (timing is real: runs differ)
 	MaxAttempts int
 	RescueAfter time.Duration // River's RescueStuckJobsAfter
 	JobTimeout  time.Duration // River's JobTimeout, below RescueAfter
 	RetryCap    time.Duration // River's default retry policy, capped at this
 	Work        time.Duration // the handler's work per job, ±50%
-	// PauseEvery: this often, freeze (SIGSTOP) a child holding a job, up
-	// to Workers/2 at once, until another client has fetched that job
-	// (River rescued it past RescueAfter) or MaxFreeze ran out; then thaw
-	// it (SIGCONT): a zombie. 0: never.
-	PauseEvery time.Duration
-	MaxFreeze  time.Duration
+	MaxFreeze   time.Duration
 	// Zombies: the kill phase lasts until this many freezes ended in a
 	// takeover.
 	Zombies int
-	Timeout time.Duration // the whole run
-	Drain   time.Duration // the drain's limit
-	Dir     string        // histories and the children's logs; "" a temporary directory, removed after a passing run
-	Exe     string        // the binary the children run; "" this one
-	ExeArgs []string      // the arguments before the child's flags; nil: {"river-worker"}
-	Log     io.Writer     // progress lines; nil none
+	ExeArgs []string // the arguments before the child's flags; nil: {"river-worker"}
 }
 
 // DefaultConfig is `durasim chaos -target river`'s defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, Steady: 2, MaxWorkers: 4, Jobs: 100, Kills: 100, Design: targetsim.TxChecked, Seed: 1, MaxAttempts: 5,
+	return Config{Settings: crash.Settings{Kills: 100, Seed: 1, PauseEvery: time.Second, Reach: crash.DefaultReach,
+		Timeout: 10 * time.Minute, Drain: 2 * time.Minute},
+		Workers: 5, Steady: 2, MaxWorkers: 4, Jobs: 100, Design: targetsim.TxChecked, MaxAttempts: 5,
 		RescueAfter: 3 * time.Second, JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second, Work: 150 * time.Millisecond,
-		PauseEvery: time.Second, MaxFreeze: 75 * time.Second, Zombies: 2, Timeout: 10 * time.Minute, Drain: 2 * time.Minute}
+		MaxFreeze: 75 * time.Second, Zombies: 2}
 }
 
 // Designs lists the handler designs a River chaos run can use.
@@ -88,12 +86,9 @@ const (
 
 // UsageError is bad input: a flag out of range, a database that does not
 // connect or that another River client is using. The command exits 2.
-type UsageError struct{ Err error }
+type UsageError = crash.UsageError
 
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(format string, args ...any) error { return &UsageError{fmt.Errorf(format, args...)} }
+var usage = crash.Usage
 
 // Validate reports the first bad setting as a one-line UsageError.
 func (c Config) Validate() error {
@@ -125,11 +120,8 @@ func (c Config) Validate() error {
 	case c.Zombies < 0 || c.Zombies > 0 && c.PauseEvery == 0:
 		return usage("-zombies must be >= 0, and 0 with -pause-every 0 (got %d)", c.Zombies)
 	}
-	return nil
+	return c.Settings.Check()
 }
-
-// points lists the run's kill points.
-func (c Config) points() []Point { return PointsOf(c.Design) }
 
 // exeArgs are the arguments before the child's flags.
 func (c Config) exeArgs() []string {

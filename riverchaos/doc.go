@@ -7,7 +7,12 @@
 // target checks ([invariants.CheckTargetPartial]).
 //
 // `durasim chaos -target river` runs it ([Run]); `durasim river-worker`
-// is one child ([RunChild]).
+// is one child ([RunChild]). It is a workload on package crash's
+// supervisor, which owns the processes, the signals, the kill-point
+// hand-out and the histories' files; this package brings what is
+// River's: the child (a River client and its handlers), its kill points
+// (a boundary.Set per design), the inserts, which child to freeze and
+// when River has taken its job over, the leaders, and the checks.
 //
 // # What is River's code and what is durasim's
 //
@@ -15,26 +20,28 @@
 // return, and after it: the client's Insert (unique by args), the
 // producer's fetch, the executor (the job's context and its JobTimeout),
 // JobCompleteTx, the completer, the elector, the rescuer and the
-// scheduler, and rivermigrate. durasim's: the orchestrator, which inserts
-// the documents through an insert-only client (never started, so never a
-// leader: every term of leadership is a child's, and the report checks
-// it), starts and kills the children, and freezes them; the handlers
-// ([targetsim.Design]: tx-checked, idempotent-key, tx-as-documented,
-// effect-outside-tx) and their effects table (durasim_effect, the shape
-// of target/rivertarget's); and one setting: River's default retry
-// policy capped at Config.RetryCap, so that a job rescued four times
-// comes back within a run (River's would wait 256 s).
+// scheduler, and rivermigrate. durasim's: the supervisor and this workload
+// (the orchestrator), which inserts the documents through an insert-only
+// client (never started, so never a leader: every term of leadership is a
+// child's, and the report checks it), starts and kills the children, and
+// freezes them; the handlers ([targetsim.Design]: tx-checked,
+// idempotent-key, tx-as-documented, effect-outside-tx) and their effects
+// table (durasim_effect, the shape of target/rivertarget's); and one
+// setting: River's default retry policy capped at Config.RetryCap, so that
+// a job rescued four times comes back within a run (River's would wait
+// 256 s).
 //
 // # Kill points
 //
 // A child told `-kill-at P -kill-nth N` writes a kill line and SIGKILLs
-// itself ([Killer], as package chaos does) on the Nth crossing of P by
-// any of its handlers ([Point]): after_fetch (Work received the job),
-// after_effect (the effect written: inside the handler's transaction for
-// the transactional designs, durable for the others), before_commit
-// (JobCompleteTx returned, COMMIT not sent) and after_commit. PostgreSQL
-// rolls back whatever transaction the dead process had open; River
-// rescues its jobs once they are RescueStuckJobsAfter old.
+// itself ([Killer], package crash's, as package chaos's children do) on
+// the Nth crossing of P by any of its handlers ([PointsOf]): after_fetch
+// (Work received the job), after_effect (the effect written: inside the
+// handler's transaction for the transactional designs, durable for the
+// others), before_commit (JobCompleteTx returned, COMMIT not sent) and
+// after_commit. PostgreSQL rolls back whatever transaction the dead
+// process had open; River rescues its jobs once they are
+// RescueStuckJobsAfter old.
 //
 // # The run
 //
@@ -42,21 +49,22 @@
 // (refusing a database where another River client leads), inserts the
 // documents (every fifth twice: River skips the second), and starts
 // Config.Workers children. Each new child of a killing slot gets a kill
-// point: one not killed yet, else any, so every point is covered early.
-// The first Config.Steady slots get none, and during the kill phase they
-// alone take part in River's leader election (the others run with
-// LeaderElectionDisabled, unless Config.KilledLead): a fresh client bids
-// for leadership as it starts, so under constant restarts the one that
-// wins once the dead leader's term expires is nearly always about to die
-// too, before River's rescuer (every 30 s, not configurable) and
+// point from the supervisor: one not killed yet, else any, so every point
+// is covered early. The first Config.Steady slots get none, and during the
+// kill phase they alone take part in River's leader election (the others
+// run with LeaderElectionDisabled, unless Config.KilledLead): a fresh
+// client bids for leadership as it starts, so under constant restarts the
+// one that wins once the dead leader's term expires is nearly always about
+// to die too, before River's rescuer (every 30 s, not configurable) and
 // scheduler (every 5 s) have run. A child that dies at its point is
-// restarted with a new one. Every Config.PauseEvery a child holding a
-// job just fetched is frozen until another client has fetched that job
-// (River found it stuck and retried it), then thawed at once, while the
-// new holder is still at its work: a zombie whose job context has
-// expired meanwhile. Once -kills kills landed (each point had one) and
-// -zombies freezes ended in a takeover, every child is stopped (SIGTERM:
-// River's soft stop), and after RescueStuckJobsAfter they are all
+// restarted with a new one. Every Config.PauseEvery a child holding a job
+// just fetched is frozen until another client has fetched that job (River
+// found it stuck and retried it), then thawed at once, while the new
+// holder is still at its work: a zombie whose job context has expired
+// meanwhile. Once -kills kills landed (each point had one) and -zombies
+// freezes ended in a takeover, every child is stopped (SIGTERM: River's
+// soft stop; SIGKILL after 30 s, a hard stop, its history given a kill
+// line at hard_stop), and after RescueStuckJobsAfter they are all
 // restarted without kill points until every job is finished or
 // Config.Drain runs out.
 //

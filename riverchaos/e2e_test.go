@@ -45,7 +45,7 @@ func TestRunTxChecked(t *testing.T) {
 		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out.String())
 	}
 	total := 0
-	for _, p := range PointsOf(c.Design) {
+	for _, p := range PointsOf(c.Design).List() {
 		if rep.Kills[p] == 0 || rep.KillLines[p.String()] < rep.Kills[p] {
 			t.Errorf("point %s: %d kills, %d kill lines", p, rep.Kills[p], rep.KillLines[p.String()])
 		}

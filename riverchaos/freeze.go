@@ -3,10 +3,10 @@ package riverchaos
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"slices"
-	"syscall"
 	"time"
+
+	"github.com/durasim/durasim/crash"
 )
 
 // holding is a running job and the client that fetched it last.
@@ -43,117 +43,93 @@ func (o *orch) holders(ctx context.Context) []holding {
 	return all
 }
 
-// pause freezes (SIGSTOP) a random child of g that holds a job, unless
-// Workers/2 are frozen already, and leaves thaw to wake it.
-func (o *orch) pause(ctx context.Context, g *gen) {
+// Freeze freezes (SIGSTOP) a random running child that holds a job,
+// unless Workers/2 are frozen already, until another client has fetched
+// its job (River's rescuer found it stuck past RescueAfter, the
+// scheduler made it available again): a takeover, the frozen child a
+// zombie. It thaws it soon after that fetch, while the new holder is
+// likely still at its work; else after MaxFreeze, or when the generation
+// stops. The orchestrator's history gets a line at each end.
+func (o *orch) Freeze(ctx context.Context, running []crash.Child) *crash.Freeze {
 	o.mu.Lock()
 	full := o.freezing >= max(1, o.cfg.Workers/2)
 	o.mu.Unlock()
 	if full {
-		return
+		return nil
 	}
-	hs := o.holders(ctx)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.stopping {
-		return
-	}
-	procs := map[string]*exec.Cmd{}
-	for c, p := range g.running {
-		procs[p] = c
-	}
-	hs = slices.DeleteFunc(hs, func(h holding) bool { return procs[h.proc] == nil || g.frozen[h.proc] })
+	hs := slices.DeleteFunc(o.holders(ctx), func(h holding) bool {
+		return !slices.ContainsFunc(running, func(c crash.Child) bool { return c.Name == h.proc && !c.Frozen })
+	})
 	if len(hs) == 0 {
-		return
+		return nil
 	}
 	o.mu.Lock()
 	h := hs[o.rng.IntN(len(hs))]
 	o.mu.Unlock()
-	c := procs[h.proc]
-	if c.Process.Signal(syscall.SIGSTOP) != nil {
-		return
-	}
-	g.frozen[h.proc] = true
-	o.hist.Write(Entry{Op: OpStop, Point: h.proc, Job: h.job, Attempt: h.attempt, T0: stamp(), T1: stamp()})
-	o.mu.Lock()
-	o.pauses++
-	o.freezing++
-	o.mu.Unlock()
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		o.thaw(ctx, g, c, h)
-	}()
+	var locked bool
+	return &crash.Freeze{Child: h.proc, Max: o.cfg.MaxFreeze, Poll: 25 * time.Millisecond,
+		Frozen: func(ctx context.Context) { locked = o.frozen(ctx, h) },
+		Thaw:   func(ctx context.Context) (string, bool) { return o.takenOver(ctx, h) },
+		Thawing: func(why string) {
+			o.thawing(ctx, h, why, locked)
+		}}
 }
 
-// thaw wakes a frozen child (SIGCONT) once another client has fetched
-// the job it holds (River's rescuer found it stuck past RescueAfter, the
-// scheduler made it available again): a takeover, the frozen child a
-// zombie. It wakes it soon after that fetch, while the new holder is
-// likely still at its work. Else it wakes it after MaxFreeze, or when g
-// stops.
-func (o *orch) thaw(ctx context.Context, g *gen, c *exec.Cmd, h holding) {
-	why := "max_freeze"
+// frozen writes the SIGSTOP's line and, once what the child had sent is
+// done, notes whether it froze inside JobCompleteTx's transaction.
+func (o *orch) frozen(ctx context.Context, h holding) (locked bool) {
+	o.hist.Write(Entry{Op: OpStop, Point: h.proc, Job: h.job, Attempt: h.attempt, T0: stamp(), T1: stamp()})
+	o.mu.Lock()
+	o.freezing++
+	o.mu.Unlock()
 	time.Sleep(100 * time.Millisecond) // what the child had sent, the server has done
-	locked := o.locksJobs(ctx, h.proc)
+	locked = o.locksJobs(ctx, h.proc)
 	if locked {
 		o.mu.Lock()
 		o.lockFreezes++
 		o.mu.Unlock()
 	}
-	defer func() {
-		o.mu.Lock()
-		switch why {
-		case "max_freeze":
-			o.maxFreezes++
-		case "stopping":
-			o.stopFreezes++
-		}
-		o.mu.Unlock()
-		if locked {
-			why += " row_locked"
-			if n := o.blockedBy(ctx, h.proc); n > 0 {
-				why += fmt.Sprintf(" blocking_%d", n)
-			}
-		}
-		_ = c.Process.Signal(syscall.SIGCONT)
-		o.hist.Write(Entry{Op: OpCont, Point: h.proc, Job: h.job, Attempt: h.attempt, Err: why, T0: stamp(), T1: stamp()})
-		g.mu.Lock()
-		delete(g.frozen, h.proc)
-		g.mu.Unlock()
-		o.mu.Lock()
-		o.freezing--
-		o.mu.Unlock()
-	}()
-	deadline := time.Now().Add(o.cfg.MaxFreeze)
-	for time.Now().Before(deadline) {
-		if ctx.Err() != nil {
-			why = "stopping"
-			return
-		}
-		g.mu.Lock()
-		stopping := g.stopping
-		g.mu.Unlock()
-		if stopping {
-			why = "stopping"
-			return
-		}
-		var attempt int
-		var state, by string
-		err := o.pool.QueryRow(ctx, "SELECT attempt, state, attempted_by[array_length(attempted_by, 1)] FROM river_job WHERE id = $1", h.job).
-			Scan(&attempt, &state, &by)
-		if err == nil && attempt > h.attempt && state == "running" && by != h.proc {
-			o.mu.Lock()
-			d := time.Duration(o.rng.Int64N(int64(o.cfg.Work/4) + 1))
-			o.takeovers++
-			why = "taken_over"
-			o.reachedIfMet()
-			o.mu.Unlock()
-			time.Sleep(d)
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
+	return locked
+}
+
+// takenOver: another client has fetched h's job since: thaw, after a
+// short random wait within the new holder's work.
+func (o *orch) takenOver(ctx context.Context, h holding) (string, bool) {
+	var attempt int
+	var state, by string
+	err := o.pool.QueryRow(ctx, "SELECT attempt, state, attempted_by[array_length(attempted_by, 1)] FROM river_job WHERE id = $1", h.job).
+		Scan(&attempt, &state, &by)
+	if err != nil || attempt <= h.attempt || state != "running" || by == h.proc {
+		return "", false
 	}
+	o.mu.Lock()
+	d := time.Duration(o.rng.Int64N(int64(o.cfg.Work/4) + 1))
+	o.takeovers++
+	o.mu.Unlock()
+	time.Sleep(d)
+	return "taken_over", true
+}
+
+// thawing counts the freeze's end by its reason and writes the SIGCONT's
+// line; a child that froze with its job's row locked says how many
+// sessions were waiting for it.
+func (o *orch) thawing(ctx context.Context, h holding, why string, locked bool) {
+	o.mu.Lock()
+	switch why {
+	case crash.ThawMax:
+		o.maxFreezes++
+	case crash.ThawStopping:
+		o.stopFreezes++
+	}
+	o.freezing--
+	o.mu.Unlock()
+	if locked {
+		why += " row_locked"
+		if n := o.blockedBy(ctx, h.proc); n > 0 {
+			why += fmt.Sprintf(" blocking_%d", n)
+		}
+	}
+	o.hist.Write(Entry{Op: OpCont, Point: h.proc, Job: h.job, Attempt: h.attempt, Err: why, T0: stamp(), T1: stamp()})
 }
 
 // locksJobs reports whether a frozen child has a transaction open that

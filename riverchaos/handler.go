@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -50,7 +51,7 @@ func (w *docWorker) Work(ctx context.Context, job *river.Job[DocArgs]) error {
 		f.T0 = min(job.AttemptedAt.UnixNano(), f.T1)
 	}
 	w.hist.Write(f)
-	w.kill.Cross(AfterFetch, e)
+	w.kill.Cross(boundary.AfterFetch, e)
 	if err := w.doWork(ctx, e); err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (w *docWorker) inTx(ctx context.Context, job *river.Job[DocArgs], e Entry, 
 	ef := e
 	ef.Key, ef.Applied = a.key(), true
 	w.line(ef, OpEffect, t0)
-	w.kill.Cross(AfterEffect, e)
+	w.kill.Cross(boundary.AfterEffect, e)
 	t0 = stamp()
 	got, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 	if err != nil {
@@ -136,7 +137,7 @@ func (w *docWorker) inTx(ctx context.Context, job *river.Job[DocArgs], e Entry, 
 	c := e
 	c.State, c.RowAttempt = string(got.State), got.Attempt
 	w.line(c, OpComplete, t0)
-	w.kill.Cross(BeforeCommit, e)
+	w.kill.Cross(boundary.BeforeCommit, e)
 	if checked && (got.State != rivertype.JobStateCompleted || got.Attempt != job.Attempt) {
 		w.rollback(tx, e, "stale_completion")
 		return errStale
@@ -147,7 +148,7 @@ func (w *docWorker) inTx(ctx context.Context, job *river.Job[DocArgs], e Entry, 
 		return err
 	}
 	w.line(e, OpCommit, t0)
-	w.kill.Cross(AfterCommit, e)
+	w.kill.Cross(boundary.AfterCommit, e)
 	return nil
 }
 
@@ -187,7 +188,7 @@ func (w *docWorker) outside(ctx context.Context, job *river.Job[DocArgs], e Entr
 	ef := e
 	ef.Key, ef.Applied = a.key(), true
 	w.line(ef, OpEffect, t0)
-	w.kill.Cross(AfterEffect, e)
+	w.kill.Cross(boundary.AfterEffect, e)
 	return nil
 }
 
@@ -214,7 +215,7 @@ func (w *docWorker) idempotent(ctx context.Context, job *river.Job[DocArgs], e E
 	ef := e
 	ef.Key, ef.Applied = a.key(), applied
 	w.line(ef, OpEffect, t0)
-	w.kill.Cross(AfterEffect, e)
+	w.kill.Cross(boundary.AfterEffect, e)
 	return nil
 }
 

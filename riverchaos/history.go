@@ -3,7 +3,7 @@ package riverchaos
 import (
 	"time"
 
-	"github.com/durasim/durasim/internal/jsonl"
+	"github.com/durasim/durasim/crash"
 )
 
 // History operations: one line per operation a process made or saw.
@@ -19,7 +19,7 @@ const (
 	OpUnknown  = "commit_err"  // Tx's COMMIT returned an error: committed or not, unknown
 	OpTimeout  = "timeout"     // Job's work context had expired (River's JobTimeout): the call failed, the handler returns the error
 	OpError    = "error"       // a call failed for another reason (Err), the handler returns it
-	OpKill     = "kill"        // the process is about to SIGKILL itself at Point
+	OpKill     = crash.OpKill  // the process is about to SIGKILL itself at Point (hard_stop: the orchestrator SIGKILLed it)
 	OpStop     = "sigstop"     // the orchestrator froze process Point (its name), which held Job at Attempt
 	OpCont     = "sigcont"     // the orchestrator thawed process Point; Err: why (taken_over, max_freeze, stopping)
 )
@@ -49,47 +49,23 @@ type Entry struct {
 	T1         int64  `json:"t1,omitempty"`
 }
 
-// History appends entries to a file, one write(2) per line and no
-// buffering (internal/jsonl): a line written is in the kernel when the
-// process is killed. A nil History writes nothing; one without a file
-// keeps its entries in memory (tests).
-type History struct {
-	Proc string
-	log  jsonl.Log[Entry]
+// Stamped is e as process proc's line.
+func (e Entry) Stamped(proc string) Entry { e.Proc = proc; return e }
+
+// Marked is e with the supervisor's fields: a kill line.
+func (e Entry) Marked(m crash.Mark) Entry {
+	e.Op, e.Point, e.T0, e.T1 = m.Op, m.Point, m.T0, m.T1
+	return e
 }
+
+// History is a process's history file (package crash). A nil History
+// writes nothing; one without a file keeps its entries in memory (tests).
+type History = crash.History[Entry]
 
 // OpenHistory opens (appending) the history file at path for process proc.
 func OpenHistory(path, proc string) (*History, error) {
-	h := &History{Proc: proc}
-	if err := h.log.Open(path, "durasim river-worker"); err != nil {
-		return nil, err
-	}
-	return h, nil
+	return crash.OpenHistory[Entry](path, proc, "durasim river-worker")
 }
-
-// Write appends e, stamped with the process. A write error ends the
-// process (status 3): a history with a hole would make the checks lie.
-func (h *History) Write(e Entry) {
-	if h == nil {
-		return
-	}
-	e.Proc = h.Proc
-	h.log.Append(e)
-}
-
-// Entries returns the in-memory entries (tests).
-func (h *History) Entries() []Entry { return h.log.Entries() }
-
-// Close closes the file.
-func (h *History) Close() error {
-	if h == nil {
-		return nil
-	}
-	return h.log.Close()
-}
-
-// ReadHistory reads a history file; a torn last line is ignored.
-func ReadHistory(path string) ([]Entry, error) { return jsonl.Read[Entry](path) }
 
 // stamp is the history's time base: wall-clock nanoseconds.
 func stamp() int64 { return time.Now().UnixNano() }

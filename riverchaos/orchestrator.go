@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"sync"
 	"time"
+
+	"github.com/durasim/durasim/crash"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -18,11 +17,12 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 )
 
-// Run runs a River chaos campaign and checks it. The error is a
-// *UsageError for bad input, another error when the run could not finish
-// (a child died of something else than its kill point, the run's
-// timeout); a finished run returns its report, whose OK says whether
-// every check held. A drain that does not end in time is a finished run:
+// Run runs a River chaos campaign on package crash's supervisor and
+// checks it. The error is a *UsageError for bad input, another error when
+// the run could not finish (a child died of something else than its kill
+// point, a point was not reached within -reach, the run's timeout); a
+// finished run returns its report, whose OK says whether every check
+// held. A drain that does not end in time is a finished run:
 // target-drained names what is left.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
@@ -42,54 +42,50 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if ue := (*UsageError)(nil); errors.As(err, &ue) {
 			return nil, err
 		}
-		return nil, &UsageError{err}
+		return nil, &UsageError{Err: err}
 	}
 	defer pool.Close()
-	o, err := newOrch(cfg, pool, start)
+	sup, err := crash.New(crash.Config{Settings: cfg.Settings, Name: "riverchaos", Stream: 0x71fe4, Roles: cfg.roles(),
+		Env:  []string{"DURASIM_PG_URL=" + cfg.DB}, // the URL by environment, not argv: no password in ps
+		Tick: 100 * time.Millisecond, DrainDelay: cfg.RescueAfter, StopWait: stopWait})
+	if err != nil {
+		return nil, err
+	}
+	o, err := newOrch(cfg, pool, sup.Dir(), start)
 	if err != nil {
 		return nil, err
 	}
 	defer o.hist.Close()
-	rctx, rcancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer rcancel()
-	rep, err := o.run(rctx)
-	if rep != nil {
-		rep.Elapsed, rep.Dir = time.Since(start), o.dir
-		if cfg.Dir == "" && err == nil && rep.OK() {
-			os.RemoveAll(o.dir)
-			rep.Dir = ""
-		}
-	}
-	return rep, err
+	return o.run(ctx, sup)
 }
 
-// orch is one run's orchestrator: it inserts the documents (through an
-// insert-only River client, never started, never a leader), runs the
-// children and freezes them.
+// stopWait is how long a stop waits for its children (each stops River's
+// client, waiting for its jobs, which end by their JobTimeout at the
+// latest) before it SIGKILLs the rest: a hard stop.
+const stopWait = 30 * time.Second
+
+// roles: one River client per slot, the first Steady never killed.
+func (c Config) roles() []crash.Role {
+	return []crash.Role{{Name: "river-worker", Prefix: "w", Slots: c.Workers, Steady: c.Steady, Points: PointsOf(c.Design)}}
+}
+
+// orch is River's workload on the supervisor: it inserts the documents
+// (through an insert-only River client, never started, never a leader),
+// tells each child its flags, picks the children to freeze and when to
+// thaw them, and notes River's leaders.
 type orch struct {
 	cfg    Config
 	pool   *pgxpool.Pool
 	client *river.Client[pgx.Tx]
-	exe    string
 	dir    string
 	hist   *History
 	start  time.Time
 
 	mu        sync.Mutex
 	rng       *rand.Rand
-	kills     map[Point]int
-	assigned  map[Point]int // live children waiting to die at each point
-	total     int
-	restarts  int
-	hardStops int
-	killing   bool
-	reached   chan struct{} // closed when the kill phase's goals are met
-	failure   error
-	inc       map[int]int // next incarnation of each slot
-	docs      int         // documents inserted so far: docOf(1) to docOf(docs)
+	docs      int // documents inserted so far: docOf(1) to docOf(docs)
 	inserts   int
 	skipped   int
-	pauses    int
 	takeovers int
 	// maxFreezes ended at MaxFreeze; lockFreezes froze a child inside
 	// JobCompleteTx's transaction (its job's row locked).
@@ -99,78 +95,27 @@ type orch struct {
 	leaders                 []string // each leadership term's client, in order
 }
 
-func newOrch(cfg Config, pool *pgxpool.Pool, start time.Time) (*orch, error) {
+func newOrch(cfg Config, pool *pgxpool.Pool, dir string, start time.Time) (*orch, error) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{ID: "orchestrator", SkipUnknownJobCheck: true}) // never started: it only inserts
 	if err != nil {
 		return nil, err
 	}
-	o := &orch{cfg: cfg, pool: pool, client: client, start: start, rng: rand.New(rand.NewPCG(cfg.Seed, 0x71fe4)),
-		kills: map[Point]int{}, assigned: map[Point]int{}, inc: map[int]int{}, reached: make(chan struct{})}
-	if o.exe = cfg.Exe; o.exe == "" {
-		if o.exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	if o.dir, err = historyDir(cfg.Dir); err != nil {
-		return nil, err
-	}
-	o.hist, err = OpenHistory(filepath.Join(o.dir, "client.jsonl"), "client")
+	o := &orch{cfg: cfg, pool: pool, client: client, dir: dir, start: start, rng: rand.New(rand.NewPCG(cfg.Seed, 0x71fe5))}
+	o.hist, err = OpenHistory(filepath.Join(dir, "client.jsonl"), "client")
 	return o, err
 }
 
-// historyDir is -dir, made if need be and refused if it holds histories,
-// or a new temporary directory.
-func historyDir(dir string) (string, error) {
-	if dir == "" {
-		return os.MkdirTemp("", "durasim-riverchaos-*")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	if old, _ := filepath.Glob(filepath.Join(dir, "*.jsonl")); len(old) > 0 {
-		return "", usage("-dir %s already holds histories (%s): give an empty directory", dir, filepath.Base(old[0]))
-	}
-	return dir, nil
-}
-
-func (o *orch) logf(format string, args ...any) {
-	if o.cfg.Log != nil {
-		fmt.Fprintf(o.cfg.Log, "riverchaos: "+format+"\n", args...)
-	}
-}
-
-func (o *orch) failed() error { o.mu.Lock(); defer o.mu.Unlock(); return o.failure }
-
-func (o *orch) fail(err error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.failure == nil {
-		o.failure = err
-	}
-}
-
-func (o *orch) run(ctx context.Context) (*Report, error) {
+// run inserts the first documents, runs the supervisor, and checks what
+// it left; a passing run's temporary directory is removed.
+func (o *orch) run(ctx context.Context, sup *crash.Supervisor) (*Report, error) {
 	if err := o.insertInitial(ctx); err != nil {
 		return nil, err
 	}
-	t1 := time.Now()
-	if err := o.killPhase(ctx); err != nil {
-		return nil, err
-	}
-	killPhase := time.Since(t1)
-	o.mu.Lock()
-	o.logf("%d kills, %d SIGSTOPs (%d taken over) in %v; draining", o.total, o.pauses, o.takeovers, killPhase.Round(time.Millisecond))
-	o.mu.Unlock()
-	t2 := time.Now()
-	drained, err := o.drain(ctx)
+	res, err := sup.Run(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	drain := time.Since(t2)
-	if !drained {
-		o.logf("not drained after %v: checking what is left", o.cfg.Drain)
-	}
-	lines, err := readHistories(o.dir)
+	lines, err := crash.ReadHistories[Entry](o.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +126,51 @@ func (o *orch) run(ctx context.Context) (*Report, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	rep := &Report{Design: o.cfg.Design, Workers: o.cfg.Workers, Steady: o.cfg.Steady, KilledLead: o.cfg.KilledLead, MaxWorkers: o.cfg.MaxWorkers, Seed: o.cfg.Seed,
-		Target: o.cfg.Kills, Points: o.cfg.points(), Kills: o.kills, Restarts: o.restarts, HardStops: o.hardStops,
-		Pauses: o.pauses, Takeovers: o.takeovers, MaxFreezes: o.maxFreezes, StopFreezes: o.stopFreezes, LockFreezes: o.lockFreezes,
+		Target: o.cfg.Kills, Points: PointsOf(o.cfg.Design).List(), Kills: res.Kills, Restarts: res.Restarts, HardStops: res.HardStops,
+		Pauses: res.Freezes, Takeovers: o.takeovers, MaxFreezes: o.maxFreezes, StopFreezes: o.stopFreezes, LockFreezes: o.lockFreezes,
 		Inserts: o.inserts, Skipped: o.skipped, Leaders: o.leaders,
-		KillPhase: killPhase, DrainPhase: drain, DrainLimit: o.cfg.Drain, Drained: drained}
+		KillPhase: res.KillPhase, DrainPhase: res.DrainPhase, DrainLimit: o.cfg.Drain, Drained: res.Drained}
 	check(rep, lines, snap, o.start.UnixNano())
+	rep.Elapsed, rep.Dir = time.Since(o.start), sup.Finish(rep.OK())
 	return rep, nil
+}
+
+// Args is a child's command line: `durasim river-worker` with its flags.
+// Children given kill points stay out of River's leader election unless
+// -killed-lead.
+func (o *orch) Args(c crash.Child) []string {
+	cc := ChildConfig{ID: c.Slot, Incarnation: c.Inc, Design: o.cfg.Design, History: c.History, Kill: c.Kill,
+		NoLead: c.Killing && c.Slot >= o.cfg.Steady && !o.cfg.KilledLead,
+		Seed:   o.cfg.Seed, MaxWorkers: o.cfg.MaxWorkers, MaxAttempts: o.cfg.MaxAttempts, RescueAfter: o.cfg.RescueAfter,
+		JobTimeout: o.cfg.JobTimeout, RetryCap: o.cfg.RetryCap, Work: o.cfg.Work}
+	return append(append([]string(nil), o.cfg.exeArgs()...), cc.Args()...)
+}
+
+// Ended: River's children leave nothing to carry to the next.
+func (o *orch) Ended(crash.Child) {}
+
+// Goal: -zombies freezes ended in a takeover.
+func (o *orch) Goal() (bool, string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.takeovers >= o.cfg.Zombies, fmt.Sprintf(", %d/%d takeovers, %d frozen", o.takeovers, o.cfg.Zombies, o.freezing)
+}
+
+// Tick keeps documents coming and notes River's leader.
+func (o *orch) Tick(ctx context.Context) error {
+	if err := o.feed(ctx); err != nil {
+		return err
+	}
+	o.pollLeader(ctx)
+	return nil
+}
+
+// Drained: every job finished (and River's leader noted).
+func (o *orch) Drained(ctx context.Context) (bool, error) {
+	var live int
+	err := o.pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'discarded', 'cancelled')").Scan(&live)
+	o.pollLeader(ctx)
+	return err == nil && live == 0, err
 }
 
 // insertInitial inserts the first documents; every fifth is inserted
@@ -251,148 +235,6 @@ func (o *orch) feed(ctx context.Context) error {
 	return nil
 }
 
-// killPhase runs children with kill points, restarted after each kill,
-// fed with documents and frozen now and then, until the goals are met.
-func (o *orch) killPhase(ctx context.Context) error {
-	o.mu.Lock()
-	o.killing = !o.goalsMet()
-	o.mu.Unlock()
-	if !o.killing {
-		return nil
-	}
-	g := o.startGen(ctx, true)
-	defer o.stop(g)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var pause <-chan time.Time
-	if o.cfg.PauseEvery > 0 {
-		t := time.NewTicker(o.cfg.PauseEvery)
-		defer t.Stop()
-		pause = t.C
-	}
-	progress := time.NewTicker(5 * time.Second)
-	defer progress.Stop()
-	for {
-		select {
-		case <-o.reached:
-			o.stop(g)
-			return o.failed()
-		case <-ctx.Done():
-			o.mu.Lock()
-			defer o.mu.Unlock()
-			return fmt.Errorf("timed out after %v with %d of %d kills and %d of %d takeovers", o.cfg.Timeout, o.total, o.cfg.Kills, o.takeovers,
-				o.cfg.Zombies)
-		case <-progress.C:
-			o.mu.Lock()
-			o.logf("%d/%d kills, %d/%d takeovers, %d frozen", o.total, o.cfg.Kills, o.takeovers, o.cfg.Zombies, o.freezing)
-			o.mu.Unlock()
-		case <-pause:
-			o.pause(ctx, g)
-		case <-tick.C:
-			if err := o.failed(); err != nil {
-				return err
-			}
-			if err := o.feed(ctx); err != nil {
-				return err
-			}
-			o.pollLeader(ctx)
-		}
-	}
-}
-
-// goalsMet: -kills kills landed, each point had one (when -kills is not
-// below their number), and -zombies freezes ended in a takeover. o.mu is
-// held.
-func (o *orch) goalsMet() bool {
-	if o.total < o.cfg.Kills || o.takeovers < o.cfg.Zombies {
-		return false
-	}
-	return o.cfg.Kills < len(o.cfg.points()) || !slices.ContainsFunc(o.cfg.points(), func(p Point) bool { return o.kills[p] == 0 })
-}
-
-// reachedIfMet ends the kill phase once its goals are met. o.mu is held.
-func (o *orch) reachedIfMet() {
-	if o.killing && o.goalsMet() {
-		o.killing = false
-		close(o.reached)
-	}
-}
-
-// choose picks the kill point of a new child, or none: a point no kill
-// has reached and no live child waits at, if any, at its first crossing,
-// so that every point is covered early; else, while kills are still
-// wanted, any point, at one of its first three crossings. o.mu is held.
-func (o *orch) choose() (Point, int) {
-	pts := o.cfg.points()
-	var fresh []Point
-	for _, p := range pts {
-		if o.kills[p] == 0 && o.assigned[p] == 0 {
-			fresh = append(fresh, p)
-		}
-	}
-	pending := 0
-	for _, n := range o.assigned {
-		pending += n
-	}
-	var p Point
-	nth := 1
-	switch {
-	case len(fresh) > 0 && o.cfg.Kills >= len(pts):
-		p = fresh[o.rng.IntN(len(fresh))]
-	case o.total+pending < o.cfg.Kills:
-		p, nth = pts[o.rng.IntN(len(pts))], 1+o.rng.IntN(3)
-	default:
-		return PointNone, 0
-	}
-	o.assigned[p]++
-	return p, nth
-}
-
-func (o *orch) unassign(p Point) {
-	if p == PointNone {
-		return
-	}
-	o.mu.Lock()
-	o.assigned[p]--
-	o.mu.Unlock()
-}
-
-// drain waits until the jobs killed last are past RescueAfter, so that
-// the new leader's first rescue pass takes them, then restarts every
-// child without a kill point until every job is finished; false when
-// Drain ran out first.
-func (o *orch) drain(ctx context.Context) (bool, error) {
-	select {
-	case <-time.After(o.cfg.RescueAfter):
-	case <-ctx.Done():
-		return false, fmt.Errorf("timed out after %v before draining", o.cfg.Timeout)
-	}
-	g := o.startGen(ctx, false)
-	defer o.stop(g)
-	dctx, cancel := context.WithTimeout(ctx, o.cfg.Drain)
-	defer cancel()
-	for {
-		if err := o.failed(); err != nil {
-			return false, err
-		}
-		var live int
-		err := o.pool.QueryRow(dctx, "SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'discarded', 'cancelled')").Scan(&live)
-		o.pollLeader(dctx)
-		switch {
-		case err == nil && live == 0:
-			o.stop(g)
-			return true, o.failed()
-		case dctx.Err() != nil && ctx.Err() != nil:
-			return false, fmt.Errorf("timed out after %v while draining", o.cfg.Timeout)
-		case dctx.Err() != nil:
-			return false, nil
-		case err != nil:
-			return false, err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // pollLeader notes the leader River's table names now, if it changed.
 func (o *orch) pollLeader(ctx context.Context) {
 	var id string
@@ -404,22 +246,4 @@ func (o *orch) pollLeader(ctx context.Context) {
 	if n := len(o.leaders); n == 0 || o.leaders[n-1] != id {
 		o.leaders = append(o.leaders, id)
 	}
-}
-
-// readHistories reads every history file of a run, in name order.
-func readHistories(dir string) ([]Entry, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
-	var all []Entry
-	for _, f := range files {
-		es, err := ReadHistory(f)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, es...)
-	}
-	return all, nil
 }

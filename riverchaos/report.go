@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/target/rivertarget"
@@ -22,8 +23,8 @@ type Report struct {
 	MaxWorkers                int
 	Seed                      uint64
 	Target                    int // -kills
-	Points                    []Point
-	Kills                     map[Point]int
+	Points                    []boundary.Boundary
+	Kills                     map[boundary.Boundary]int
 	Restarts                  int
 	HardStops                 int // children SIGKILLed after a stop timed out (their last lines may be lost)
 	Pauses                    int // SIGSTOPs

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/riverchaos"
 	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
@@ -23,28 +20,21 @@ func cmdChaosRiver(args []string, stdout, stderr io.Writer) error {
 	c := riverchaos.DefaultConfig()
 	fs := flag.NewFlagSet("durasim chaos", flag.ContinueOnError)
 	tgt := fs.String("target", "river", "the queue whose real client is run: river (River "+rivertarget.Version()+", riverpgxv5)")
-	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); River's tables and durasim's effects in it are emptied")
-	scratch := fs.Bool("scratch-db", false, "run in a new database made on -db's server and dropped at the end, so runs can share a server")
+	cf := crashFlags(fs, &c.Settings, &c.DB, crashHelp{db: "River's tables and durasim's effects in it are emptied",
+		pause: "freeze (SIGSTOP) a child holding a job this often, until River hands the job to another client; 0 never", max: riverchaos.MaxKills})
 	fs.IntVar(&c.Workers, "workers", c.Workers, fmt.Sprintf("child processes, one River client each, 2 to %d", riverchaos.MaxProcesses))
 	fs.IntVar(&c.Steady, "steady", c.Steady, "children never killed (only frozen): while the others are killed, the only ones to lead and run River's rescuer and scheduler")
 	fs.BoolVar(&c.KilledLead, "killed-lead", c.KilledLead, "let the children being killed take part in leader election too (fresh ones win it and die before River's maintenance runs)")
 	fs.IntVar(&c.MaxWorkers, "max-workers", c.MaxWorkers, fmt.Sprintf("River's MaxWorkers per client, 1 to %d", riverchaos.MaxMaxWorkers))
 	fs.IntVar(&c.Jobs, "jobs", c.Jobs, fmt.Sprintf("documents inserted up front, 1 to %d (more are fed while the kill phase lasts; some inserted twice)", riverchaos.MaxJobs))
-	fs.IntVar(&c.Kills, "kills", c.Kills, fmt.Sprintf("SIGKILLs to land at the handler's kill points, 0 to %d (at least one per point)", riverchaos.MaxKills))
 	design := fs.String("design", c.Design.String(), "handler design: "+riverchaos.DesignNames())
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the kill points, freezes, work times and re-inserts (the timing is real: runs differ)")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "each job's max_attempts, 1 to 25")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", c.RescueAfter, "River's RescueStuckJobsAfter")
 	fs.DurationVar(&c.JobTimeout, "job-timeout", c.JobTimeout, "River's JobTimeout, below -rescue-after")
 	fs.DurationVar(&c.Work, "work", c.Work, "the handler's work per job, ±50%")
-	fs.DurationVar(&c.PauseEvery, "pause-every", c.PauseEvery, "freeze (SIGSTOP) a child holding a job this often, until River hands the job to another client; 0 never")
 	fs.DurationVar(&c.MaxFreeze, "max-freeze", c.MaxFreeze, "thaw a frozen child after this long even if no other client took its job (above -rescue-after)")
 	fs.IntVar(&c.Zombies, "zombies", c.Zombies, "the kill phase lasts until this many frozen children had their job taken over")
 	fs.DurationVar(&c.RetryCap, "retry-cap", c.RetryCap, "cap of River's default retry policy (attempt^4 s), so that a job rescued often comes back within the run")
-	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "limit for the whole run")
-	fs.DurationVar(&c.Drain, "drain", c.Drain, "limit for the drain after the kill phase")
-	fs.StringVar(&c.Dir, "dir", "", "keep the histories and the children's logs in this directory (default: a temporary one, removed after a passing run)")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -56,49 +46,11 @@ func cmdChaosRiver(args []string, stdout, stderr io.Writer) error {
 		return usageErr("%v", err)
 	}
 	c.Design = d
-	if err := c.Validate(); err != nil {
-		return usageErr("%v", err)
-	}
-	if *scratch {
-		url, drop, err := pgtest.Scratch(c.DB)
-		if err != nil {
-			return usageErr("-scratch-db: %v", err)
-		}
-		defer drop()
-		c.DB = url
-	}
-	if !*quiet {
-		c.Log = stderr
-	}
-	rep, err := riverchaos.Run(context.Background(), c)
-	var ue *riverchaos.UsageError
-	switch {
-	case errors.As(err, &ue):
-		return usageErr("%v", ue.Err)
-	case err != nil:
-		return &exitError{code: 1, err: err}
-	}
-	rep.Print(stdout)
-	if !rep.OK() {
-		return errViolation
-	}
-	return nil
+	return cf.run(stdout, stderr, c.Validate, func() (crashReport, error) { return riverchaos.Run(context.Background(), c) })
 }
 
 // cmdRiverWorker is one child of a `chaos -target river` run: one River
 // client; the orchestrator starts it.
 func cmdRiverWorker(args []string, stdout, stderr io.Writer) error {
-	var c riverchaos.ChildConfig
-	fs := flag.NewFlagSet("durasim river-worker", flag.ContinueOnError)
-	c.Flags(fs)
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := c.Validate(); err != nil {
-		return usageErr("%v", err)
-	}
-	if err := riverchaos.RunChild(context.Background(), c); err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	return nil
+	return runCrashChild("durasim river-worker", &riverchaos.ChildConfig{}, args, stderr)
 }
