@@ -49,3 +49,59 @@ func write(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLayoutChecks: each layout check finds what it looks for on a page
+// built to have it, at a phone's width, and nothing on a page without it.
+func TestLayoutChecks(t *testing.T) {
+	b := Start(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.html")
+	write(t, bad, `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>bad</title>
+<style>body{margin:8px;font:16px/1.5 sans-serif} .over{position:relative;top:-36px;left:10px} .s{overflow-x:auto}</style></head><body>
+<p id="one">first line of text</p><p class="over">overlapping line</p>
+<details><summary>a closed details</summary><p class="over">what it hides is not shown</p></details>
+<div id="wide" style="width:600px;background:#eee">a box wider than a phone</div>
+<div class="s" id="unmarked"><div style="width:900px">a sideways scroller with no mark</div></div>
+<div><div class="s" id="nocue" data-scrollbox><div style="width:900px">a marked scroller with no cue</div></div></div>
+<div><p data-scroll-cue>scroll sideways</p><div class="s" id="good" data-scrollbox><div style="width:900px">a marked scroller with its cue</div></div></div>
+<div style="overflow:hidden;width:200px"><div style="width:900px">clipped: its parent fits</div></div>
+</body></html>`)
+	p := b.Open(t, bad)
+	p.SetViewport(t, Phone, PhoneH, true)
+	o := CheckOverflow(t, p)
+	got := strings.Join(o.Problems(), "\n")
+	for _, want := range []string{"the page is", "wider than the viewport: div#wide", "not a marked scroll box (data-scrollbox): div#unmarked.s", "no visible cue (data-scroll-cue): div#nocue.s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("overflow problems lack %q:\n%s", want, got)
+		}
+	}
+	for _, wrong := range []string{"#good", "clipped"} {
+		if strings.Contains(got, wrong) {
+			t.Errorf("overflow problems name %s, which is fine:\n%s", wrong, got)
+		}
+	}
+	if o.Boxes != 2 || o.Scrolling != 2 {
+		t.Errorf("%d marked scroll boxes, %d scrolling; want 2 and 2", o.Boxes, o.Scrolling)
+	}
+	pairs := Overlapping(TextBoxes(t, p, ""), 1)
+	if len(pairs) != 1 || !strings.Contains(pairs[0][0].What+pairs[0][1].What, "overlapping line") {
+		t.Errorf("overlapping text: %v, want the one pair", pairs)
+	}
+
+	clean := filepath.Join(dir, "clean.html")
+	write(t, clean, `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>clean</title>
+<style>body{margin:8px;font:16px/1.5 sans-serif} .s{overflow-x:auto}</style></head><body>
+<h1>A title that is long enough to wrap on a phone's narrow screen</h1><p>A paragraph, <b>bold</b> and <code>code</code>, on several lines when the screen is narrow enough for it to wrap.</p>
+<div><p data-scroll-cue>scroll sideways</p><div class="s" data-scrollbox><table><tr><td>a wide table cell that goes on and on</td><td>another wide cell of the table</td><td>a third one</td></tr></table></div></div>
+</body></html>`)
+	c := b.Open(t, clean)
+	c.SetViewport(t, Phone, PhoneH, true)
+	if boxes := CheckLayout(t, c, "clean.html", ""); len(boxes) < 5 {
+		t.Errorf("%d text boxes on the clean page, want its lines", len(boxes))
+	}
+	shot := filepath.Join(dir, "phone.png")
+	img := c.Screenshot(t, shot)
+	if w := img.Bounds().Dx(); w != Phone {
+		t.Errorf("the phone's screenshot is %d px wide, want %d", w, Phone)
+	}
+}
