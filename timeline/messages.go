@@ -225,23 +225,7 @@ func (l Lang) ViolationText(v invariants.Violation) (string, bool) {
 		return v.String(), true
 	}
 	msg, ok := l.Message(v.Message)
-	var b strings.Builder
-	b.WriteString(v.Invariant)
-	b.WriteString(": ")
-	b.WriteString(msg)
-	if len(v.Events) > 0 {
-		b.WriteString(" (evento")
-		if len(v.Events) > 1 {
-			b.WriteByte('s')
-		}
-		for i, seq := range v.Events {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(" #")
-			b.WriteString(strconv.FormatUint(seq, 10))
-		}
-		b.WriteByte(')')
-	}
-	return b.String(), ok
+	// v.String()'s events, " (events #3, #9)", with their word in Portuguese
+	events := strings.TrimPrefix(v.String(), v.Invariant+": "+v.Message)
+	return v.Invariant + ": " + msg + strings.Replace(events, " (event", " (evento", 1), ok
 }
