@@ -120,17 +120,34 @@ func sitePage(l Lang, title, body string, timelines bool) []byte {
 // as one card per row on a phone), raw HTML kept (the placeholders),
 // links to .md pages turned into links to .html pages.
 func markdownHTML(src string, l Lang, cards bool) (string, error) {
-	md := goldmark.New(
-		goldmark.WithExtensions(extension.Table),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(mdLinks{cards: cards}, 100))),
-		goldmark.WithRendererOptions(gmhtml.WithUnsafe(), renderer.WithNodeRenderers(util.Prioritized(newTableBox(l, cards), 100), util.Prioritized(codeLines{}, 100))),
-	)
 	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
+	if err := converters[converterKey{l, cards}].Convert([]byte(src), &b); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
+
+// converterKey picks a converter: the language of its cues, and cards.
+type converterKey struct {
+	l     Lang
+	cards bool
+}
+
+// converters are made once (goldmark's are safe for concurrent use).
+var converters = func() map[converterKey]goldmark.Markdown {
+	out := map[converterKey]goldmark.Markdown{}
+	for _, l := range Langs() {
+		for _, cards := range []bool{false, true} {
+			out[converterKey{l, cards}] = goldmark.New(
+				goldmark.WithExtensions(extension.Table),
+				goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(mdLinks{cards: cards}, 100))),
+				goldmark.WithRendererOptions(gmhtml.WithUnsafe(),
+					renderer.WithNodeRenderers(util.Prioritized(newTableBox(l, cards), 100), util.Prioritized(codeLines{}, 100))),
+			)
+		}
+	}
+	return out
+}()
 
 // inlineHTML is one paragraph of Markdown as HTML without its <p>: a
 // caption the Markdown report writes as Markdown renders as Markdown.

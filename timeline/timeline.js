@@ -626,9 +626,11 @@
 
   // drawBarLabels writes each lease's label ("j3 f2 a1": job, fence,
   // attempt) in the first stretch of its bar that no mark covers, or not
-  // at all: a label never lies under or over a mark.
+  // at all (nor when the lanes are drawn as density strips): a label
+  // never lies under or over a mark.
   Timeline.prototype.drawBarLabels = function (g) {
     var b = this.d.bars;
+    if (this.dense) return; // the lanes are density strips: no room between marks
     g.font = "10px sans-serif"; g.textBaseline = "middle"; g.textAlign = "left";
     for (var k = 0; k < b.length; k += BAR) {
       if (!this.vis[b[k + 8]]) continue;

@@ -184,26 +184,35 @@ type Drawn struct {
 	Marks  []Box `json:"marks"`
 }
 
-// CheckDrawn fails the test for every text a canvas drew outside it (cut
-// off), on one of its marks, or on other text of any of the canvases;
-// what names them in the messages.
+// CheckDrawn fails the test for every problem [DrawnProblems] finds;
+// what names the canvases in the messages.
 func CheckDrawn(tb testing.TB, what string, ds ...Drawn) {
 	tb.Helper()
+	for _, p := range DrawnProblems(ds...) {
+		tb.Errorf("%s: %s", what, p)
+	}
+}
+
+// DrawnProblems lists every text a canvas drew outside it (cut off), on
+// one of its marks, or on other text of any of the canvases.
+func DrawnProblems(ds ...Drawn) []string {
+	var out []string
 	var all []Box
 	for _, d := range ds {
 		for _, t := range d.Text {
 			if !t.Within(d.Canvas, 1) {
-				tb.Errorf("%s: %s is cut off by its canvas (%s)", what, t, d.Canvas)
+				out = append(out, fmt.Sprintf("%s is cut off by its canvas (%s)", t, d.Canvas))
 			}
 			for _, m := range d.Marks {
 				if t.Overlaps(m, 0.5) {
-					tb.Errorf("%s: %s lies on the mark %s", what, t, m)
+					out = append(out, fmt.Sprintf("%s lies on the mark %s", t, m))
 				}
 			}
 		}
 		all = append(all, d.Text...)
 	}
 	for _, pr := range Overlapping(all, 0.5) {
-		tb.Errorf("%s: drawn text overlaps drawn text: %s and %s", what, pr[0], pr[1])
+		out = append(out, fmt.Sprintf("drawn text overlaps drawn text: %s and %s", pr[0], pr[1]))
 	}
+	return out
 }
