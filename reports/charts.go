@@ -72,6 +72,13 @@ func (b *Built) charts(l Lang) ([]chartFile, error) {
 
 func (b *Built) chart(kind scenarios.Chart, l Lang) ([]chartFile, error) {
 	name := b.Scenario.Name
+	if _, drop := b.dropped(kind, l); drop {
+		if !b.effectsDiffer() {
+			return nil, nil
+		}
+		return one(name+"-effects.svg", l.t("Efeitos que o consumidor aplicou em cada estágio, por variante.", "Effects the consumer applied at each stage, per arm."),
+			func() (*chart, error) { return b.effectsChart(l) })
+	}
 	switch kind {
 	case scenarios.ChartDepth:
 		caption := l.t("Profundidade da fila (jobs vivos) a cada tick de 100 ms, por variante.", "Queue depth (live jobs) at every 100 ms tick, per arm.")
@@ -355,6 +362,136 @@ func depthSeries(b *Built) [][]float64 {
 		series[i] = pad(series[i], longest) // an arm that drained stays at 0
 	}
 	return series
+}
+
+// chartNotes says, for each chart the scenario asks for but the report
+// leaves out, why (see dropped).
+func (b *Built) chartNotes(l Lang) []string {
+	var out []string
+	for _, kind := range b.Scenario.Charts {
+		if note, drop := b.dropped(kind, l); drop {
+			out = append(out, note)
+		}
+	}
+	return out
+}
+
+// dropped decides whether a chart says anything: a chart of one line per
+// arm is there to set the arms side by side, and says nothing when every
+// arm draws the same line, or when no line ever moves; the report then
+// says so in a sentence (with the one figure the chart would show)
+// instead of drawing it.
+func (b *Built) dropped(kind scenarios.Chart, l Lang) (string, bool) {
+	if kind != scenarios.ChartDepth {
+		return "", false
+	}
+	series := depthSeries(b)
+	same, flat := sameSeries(series), flatSeries(series)
+	if len(series) == 0 || !same && !flat {
+		return "", false
+	}
+	peak := 0.0
+	for _, s := range series {
+		peak = max(peak, slices.Max(append(s, 0)))
+	}
+	arms := make([]string, 0, len(series))
+	for _, o := range b.simOutcomes() {
+		arms = append(arms, o.Arm.Name())
+	}
+	jobs := l.count(int(peak), "job vivo", "jobs vivos", "live job", "live jobs")
+	var note string
+	if same {
+		note = fmt.Sprintf(l.t("Sem gráfico da profundidade da fila: %s têm a mesma profundidade em todo tick de 100 ms (no máximo %s), e linhas iguais não mostram contraste nenhum; o pico está na tabela de métricas acima.",
+			"No queue-depth chart: %s have the same depth at every 100 ms tick (at most %s), and identical lines show no contrast; the peak is in the metrics table above."), l.list(arms), jobs)
+	} else {
+		note = fmt.Sprintf(l.t("Sem gráfico da profundidade da fila: ela não muda em tick nenhum de 100 ms (%s).",
+			"No queue-depth chart: the depth changes at no 100 ms tick (%s)."), jobs)
+	}
+	if b.effectsDiffer() {
+		note += l.t(" As variantes diferem nos efeitos aplicados, que o gráfico abaixo mostra por estágio.", " The arms differ in the effects applied, which the chart below shows per stage.")
+	}
+	return note, true
+}
+
+// effectsSeries is, per simulated arm, the effects the consumer applied
+// at each stage (model.Stages order), counted from the history.
+func effectsSeries(b *Built) [][]float64 {
+	outs := b.simOutcomes()
+	out := make([][]float64, len(outs))
+	for i, o := range outs {
+		out[i] = make([]float64, len(model.Stages()))
+		for k := range o.Result.History {
+			if e := &o.Result.History[k]; e.Kind == model.EvApply && e.OK {
+				if st := slices.Index(model.Stages(), e.Stage); st >= 0 {
+					out[i][st]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// effectsDiffer reports whether two arms applied different effects at
+// some stage: the chart of them then shows a contrast.
+func (b *Built) effectsDiffer() bool {
+	ss := effectsSeries(b)
+	return len(ss) > 1 && !sameSeries(ss)
+}
+
+// effectsChart sets the arms' effects per stage side by side, a bar per
+// arm at each stage.
+func (b *Built) effectsChart(l Lang) (*chart, error) {
+	c := newPlot(l, l.t("Efeitos aplicados por estágio", "Effects applied per stage"), l.t("estágio", "stage"), l.t("efeitos", "effects"))
+	c.p.Y.Tick.Marker = ticker{l: l, integer: true}
+	outs, series := b.simOutcomes(), effectsSeries(b)
+	n := float64(len(outs))
+	w := vg.Points(min(30, 84/n))
+	peak := 0.0
+	for i, o := range outs {
+		bars, err := plotter.NewBarChart(plotter.Values(series[i]), w)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = armStyle(i, false).Color
+		bars.LineStyle.Width = 0
+		bars.Offset = w * vg.Length(float64(i)-(n-1)/2)
+		c.p.Add(bars)
+		c.legend(o.Arm.Name(), bars)
+		peak = max(peak, slices.Max(series[i]))
+	}
+	var stages []string
+	for _, st := range model.Stages() {
+		stages = append(stages, st.String())
+	}
+	c.p.NominalX(stages...)
+	c.p.X.Min, c.p.X.Max = -0.7, float64(len(stages))-0.3
+	c.p.Y.Min, c.p.Y.Max = 0, max(peak, 1)*1.15
+	return c, nil
+}
+
+// sameSeries reports whether there are several series and all are equal.
+func sameSeries(ss [][]float64) bool {
+	if len(ss) < 2 {
+		return false
+	}
+	for _, s := range ss[1:] {
+		if !slices.Equal(s, ss[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// flatSeries reports whether no series changes value.
+func flatSeries(ss [][]float64) bool {
+	for _, s := range ss {
+		for _, v := range s {
+			if v != s[0] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sameLines says which arms' lines coincide, for a chart's caption.

@@ -46,13 +46,26 @@
 // style, script and data are inline and its Content-Security-Policy
 // forbids any fetch. The Markdown output is unchanged by all this.
 //
+// A page reads on a phone as on a desktop: a table or a diagram wider
+// than the page scrolls in a box of its own (internal/browser's
+// data-scrollbox) under a cue that shows while it scrolls, a diagram
+// opening on the lifelines its violation's events join (site.js); code
+// blocks wrap line by line under a hanging indent; the index becomes one
+// card per report. A violation is written in the report's language
+// (package timeline's translation of its message), its English original
+// in a <details> beside it. A chart of one line per arm is left out, with
+// a sentence saying why, when all its lines are the same or none moves;
+// the effects per stage take its place where they differ between arms.
+//
 // # Determinism
 //
 // Reports carry no timestamps, absolute paths or map order: the same code
 // writes the same bytes, which a golden test (testdata/golden, updated
 // with go test ./reports -update) holds it to; of the site, only the index
 // has a golden copy, the pages are written twice and compared, held to
-// their Markdown, and opened in headless Chromium (site_test.go). Charts are laid out with
+// their Markdown, and opened in headless Chromium on a desktop and on a
+// phone, where a test measures what a reader would see go wrong
+// (site_test.go). Charts are laid out with
 // gonum.org/v1/plot and written by this package's own SVG canvas, which
 // draws text as the outlines of Liberation Sans (embedded in gonum) with
 // coordinates at a fixed precision: the bytes are stable and a chart looks

@@ -76,9 +76,14 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// code wraps s as inline code, choosing a fence the text does not hold.
+// code wraps s as inline code, choosing a fence the text does not hold;
+// an empty s gives nothing (two backticks with nothing between them are
+// no code span: a page would show them as they are).
 func code(s string) string {
-	if strings.Contains(s, "`") {
+	switch {
+	case s == "":
+		return ""
+	case strings.Contains(s, "`"):
 		return "`` " + s + " ``"
 	}
 	return "`" + s + "`"

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/scenarios"
+	"github.com/durasim/durasim/timeline"
 )
 
 // Lang is a report language.
@@ -43,6 +45,15 @@ func (l Lang) t(pt, en string) string {
 		return pt
 	}
 	return en
+}
+
+// violation is v's text in the language: the English v.String(), or its
+// translation (package timeline's, which the pages' timelines show too).
+// A message with no translation stays English; TestViolationsTranslated
+// fails on it.
+func (l Lang) violation(v invariants.Violation) string {
+	text, _ := timeline.Lang(l).ViolationText(v)
+	return text
 }
 
 // other is the other language (for the link at the top of a report).

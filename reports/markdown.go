@@ -93,7 +93,7 @@ func (b *Built) render(l Lang, charts []chartFile, w Written, site *siteParts) s
 	if s.Simulated() {
 		p.metrics(b)
 	}
-	p.chartSection(charts)
+	p.chartSection(charts, b.chartNotes(l))
 	if s.Simulated() {
 		p.robustness(b)
 	}
@@ -431,7 +431,7 @@ func (p *page) counterexample(o scenarios.Outcome, c *Counterexample) {
 			l.count(int(sh.Result.Events), "evento", "eventos", "event", "events"),
 		}), code(sh.Invariant)))
 	p.line()
-	p.line("> ", code(c.Violation.String()))
+	p.violationQuote(c.Violation)
 	p.line()
 	plan := cfg.Plan.String()
 	if plan == "" {
@@ -462,6 +462,38 @@ func (p *page) counterexample(o scenarios.Outcome, c *Counterexample) {
 	if p.site != nil {
 		p.WriteString(p.site.add(p.site.timeline(o.Arm.Name(), c)))
 	}
+}
+
+// violationQuote writes a violation as the report's key sentence, a
+// quote: in the report's language, with the English original (the
+// message the invariant wrote, as the CLI prints it) a click away.
+func (p *page) violationQuote(v invariants.Violation) {
+	p.line("> ", code(p.l.violation(v)))
+	if orig := p.original(v, "> "); orig != "" {
+		p.line(">")
+		p.WriteString(orig)
+	}
+}
+
+// violationItem writes a violation as an item of a list headed by head,
+// as violationQuote does.
+func (p *page) violationItem(head string, v invariants.Violation) {
+	p.line("- ", head, code(p.l.violation(v)))
+	if orig := p.original(v, "  "); orig != "" {
+		p.line()
+		p.WriteString(orig)
+		p.line()
+	}
+}
+
+// original is v's English text in a closed <details>, each line after
+// prefix; "" in English, where the text is the original.
+func (p *page) original(v invariants.Violation, prefix string) string {
+	if p.l == En {
+		return ""
+	}
+	return prefix + "<details><summary>" + p.l.t("original em inglês", "original") + "</summary>\n" + strings.TrimRight(prefix, " ") + "\n" +
+		prefix + code(v.String()) + "\n" + strings.TrimRight(prefix, " ") + "\n" + prefix + "</details>\n"
 }
 
 // detailText is the event's trace text after its kind and actor.
@@ -548,9 +580,15 @@ func maxOf(xs []int32) int32 {
 	return m
 }
 
-func (p *page) chartSection(charts []chartFile) {
+// chartSection shows the charts, and says why the ones in notes are not
+// there.
+func (p *page) chartSection(charts []chartFile, notes []string) {
 	l := p.l
 	p.h2(l.t("Gráficos", "Charts"))
+	for _, n := range notes {
+		p.line(n)
+		p.line()
+	}
 	for i, c := range charts {
 		if p.site != nil {
 			p.WriteString(p.site.add(p.site.chartFigure(c, i)))

@@ -176,7 +176,7 @@ func (p *page) riverPattern(rv *River) {
 			l.count(res.Lines, "evento", "eventos", "event", "events"),
 		}), code(sw.Check)))
 	p.line()
-	p.line("> ", code(res.First(sw.Check).String()))
+	p.violationQuote(res.First(sw.Check))
 	p.line()
 	p.line(l.t("Plano reduzido:", "Shrunk plan:"))
 	p.line()

@@ -50,7 +50,7 @@ func (rv *River) render(l Lang, charts []chartFile, w Written, site *siteParts) 
 	p.riverPattern(rv)
 	p.riverRemedies(rv)
 	p.riverExposure(rv)
-	p.chartSection(charts)
+	p.chartSection(charts, nil)
 	p.riverOtherFindings(rv)
 	p.riverNotes()
 	p.riverReproduce(rv)
@@ -257,7 +257,7 @@ func (p *page) riverDesigns(rv *River) {
 	p.line()
 	for _, sw := range rv.Designs {
 		if sw.Shrunk != nil {
-			p.line("- ", code(sw.Design.String()), ": ", code(sw.Shrunk.Result.First(sw.Check).String()))
+			p.violationItem(code(sw.Design.String())+": ", sw.Shrunk.Result.First(sw.Check))
 		}
 	}
 	p.h3(l.t("Verificações", "Checks"))
@@ -486,9 +486,7 @@ func (p *page) riverNotes() {
 	p.line(l.t("O CHANGELOG do River, na versão 0.48.0 (seção Fixed), registra a correção de um JobRescuer que sobrescrevia jobs concluídos entre a leitura dos jobs travados e o resgate — ou seja, até a v0.47.0 o rescuer podia sobrescrever um job que foi concluído entre JobGetStuck e JobRescueMany:",
 		"River's CHANGELOG, at version 0.48.0 (section Fixed), records the fix of a JobRescuer that overwrote jobs completed between reading the stuck jobs and rescuing them — that is, up to v0.47.0 the rescuer could overwrite a job that completed between JobGetStuck and JobRescueMany:"))
 	p.line()
-	// The entry's links stay its text: the site links nothing outside
-	// itself.
-	p.line("> «", strings.ReplaceAll(riverChangelog048, "[", `\[`), "»")
+	p.line("> «", riverChangelog048, "»")
 	p.line(">")
 	p.line("> — River CHANGELOG.md, [0.48.0], Fixed")
 }

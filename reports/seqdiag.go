@@ -3,7 +3,6 @@ package reports
 import (
 	"image/color"
 	"math"
-	"slices"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -27,108 +26,98 @@ const (
 )
 
 var (
-	seqInk   = color.RGBA{0x33, 0x33, 0x33, 0xff}
-	seqRed   = color.RGBA{0xc6, 0x28, 0x28, 0xff}
-	seqLine  = color.RGBA{0xa0, 0xa4, 0xac, 0xff}
-	seqBox   = color.RGBA{0xea, 0xee, 0xf8, 0xff}
-	seqNote  = color.RGBA{0xff, 0xf6, 0xd5, 0xff}
-	seqNoteB = color.RGBA{0xc9, 0xb4, 0x58, 0xff}
+	seqInk    = color.RGBA{0x33, 0x33, 0x33, 0xff}
+	seqRed    = color.RGBA{0xc6, 0x28, 0x28, 0xff}
+	seqLine   = color.RGBA{0xa0, 0xa4, 0xac, 0xff}
+	seqBox    = color.RGBA{0xea, 0xee, 0xf8, 0xff}
+	seqNote   = color.RGBA{0xff, 0xf6, 0xd5, 0xff}
+	seqNoteB  = color.RGBA{0xc9, 0xb4, 0x58, 0xff}
+	seqGround = color.NRGBA{0xff, 0xff, 0xff, 0xe6} // under a label that crosses lifelines
 )
 
-// seqLayout is where everything goes: lifeline x per participant, the
-// canvas size.
+// seqLayout is where everything goes: lifeline x per participant, each
+// row's label, the canvas size.
 type seqLayout struct {
 	parts  []participant
 	arrows []arrow
 	col    map[string]int
 	x      []float64
+	labels []float64 // each row's label's centre
 	w, h   float64
 }
 
+// layoutSeq places the lifelines as close as their boxes allow and each
+// label centred over its arrow (or on its note's lifeline), moved sideways
+// only to stay on the canvas. A label wider than its arrow reaches over
+// the lifelines beside it on a background of its own: one label per row,
+// so labels never meet, and the diagram is as wide as its lanes or its
+// longest label, not as the sum of its labels (a diagram that spread its
+// lifelines to fit every label between them was two or three screens
+// wide).
 func layoutSeq(arrows []arrow) *seqLayout {
 	parts, arrows := lanes(arrows)
 	l := &seqLayout{parts: parts, arrows: arrows, col: map[string]int{}}
 	for i, p := range parts {
 		l.col[p.id] = i
 	}
-	gaps := make([]float64, max(len(parts)-1, 0))
-	for i := range gaps {
-		gaps[i] = max(seqMinGap, (boxWidth(parts[i])+boxWidth(parts[i+1]))/2+10)
-	}
-	l.widen(gaps)
 	l.x = make([]float64, len(parts))
 	for i := 1; i < len(parts); i++ {
-		l.x[i] = l.x[i-1] + gaps[i-1]
+		l.x[i] = l.x[i-1] + max(seqMinGap, (boxWidth(parts[i-1])+boxWidth(parts[i]))/2+10)
 	}
-	lo, hi := l.extent()
+	lo, hi := 0.0, 0.0
+	if n := len(parts); n > 0 {
+		lo, hi = -boxWidth(parts[0])/2, l.x[n-1]+boxWidth(parts[n-1])/2
+	}
+	widest := 0.0
+	for _, a := range arrows {
+		widest = max(widest, labelWidth(a))
+	}
+	l.w = math.Ceil(max(hi-lo, widest) + 2*seqMargin) // whole points: no half-covered pixel at the edge
+	shift := seqMargin - lo + (l.w-2*seqMargin-(hi-lo))/2
 	for i := range l.x {
-		l.x[i] += seqMargin - lo
+		l.x[i] += shift
 	}
-	l.w = math.Ceil(hi - lo + 2*seqMargin) // whole points: no half-covered pixel at the edge
+	l.labels = make([]float64, len(arrows))
+	for r, a := range arrows {
+		c, half := (l.x[l.col[a.from]]+l.x[l.col[a.to]])/2, labelWidth(a)/2
+		l.labels[r] = min(max(c, seqMargin+half), l.w-seqMargin-half)
+	}
 	l.h = 2*seqMargin + seqBoxH + 6 + float64(len(arrows))*seqRowH
 	return l
 }
 
-// widen makes room for each arrow's label between its two lifelines,
-// short spans first, spreading what is missing over the gaps it crosses.
-func (l *seqLayout) widen(gaps []float64) {
-	order := make([]int, len(l.arrows))
-	for i := range order {
-		order[i] = i
-	}
-	span := func(a arrow) int { return abs(l.col[a.to] - l.col[a.from]) }
-	slices.SortStableFunc(order, func(i, j int) int { return span(l.arrows[i]) - span(l.arrows[j]) })
-	for _, i := range order {
-		a := l.arrows[i]
-		lo, hi := min(l.col[a.from], l.col[a.to]), max(l.col[a.from], l.col[a.to])
-		if lo == hi {
-			continue
-		}
-		need, have := textWidth(a.text, seqText)+24, 0.0
-		for k := lo; k < hi; k++ {
-			have += gaps[k]
-		}
-		for k := lo; k < hi && have < need; k++ {
-			gaps[k] += (need - have) / float64(hi-lo)
-		}
-	}
-}
+// labelWidth is the width of an arrow's label or note, its padding
+// included.
+func labelWidth(a arrow) float64 { return textWidth(a.text, seqText) + 12 }
 
-// extent is the leftmost and rightmost point anything reaches, with the
-// first lifeline at 0.
-func (l *seqLayout) extent() (lo, hi float64) {
-	for i, p := range l.parts {
-		lo, hi = min(lo, l.x[i]-boxWidth(p)/2), max(hi, l.x[i]+boxWidth(p)/2)
-	}
+// focus is the stretch of the diagram, in points from its left edge,
+// between the lifelines the events in named join ([0, 0] when none is
+// named): what a reader must see first.
+func (l *seqLayout) focus(named map[uint64]bool) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, a := range l.arrows {
-		if a.from == a.to {
-			x, w := l.x[l.col[a.from]], textWidth(a.text, seqText)+12
-			lo, hi = min(lo, x-w/2), max(hi, x+w/2)
+		if named[a.seq] && a.seq != 0 {
+			lo = min(lo, l.x[l.col[a.from]], l.x[l.col[a.to]])
+			hi = max(hi, l.x[l.col[a.from]], l.x[l.col[a.to]])
 		}
+	}
+	if lo > hi {
+		return 0, 0
 	}
 	return lo, hi
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func boxWidth(p participant) float64 { return textWidth(p.name, seqName) + 16 }
 
 func textWidth(s string, size float64) float64 { return textStyle(size).Width(s).Points() }
 
-// seqSVG draws the diagram; named holds the events the violation names.
-// ids prefixes the glyph ids (one page holds several SVGs).
-func seqSVG(arrows []arrow, named map[uint64]bool, ids string) []byte {
-	return seqCanvas(arrows, named).svg(svgOptions{inline: true, ids: ids})
-}
-
 // seqCanvas draws the diagram on a canvas.
 func seqCanvas(arrows []arrow, named map[uint64]bool) *svgCanvas {
-	l := layoutSeq(arrows)
+	return seqCanvasOf(layoutSeq(arrows), named)
+}
+
+// seqCanvasOf draws a laid-out diagram.
+func seqCanvasOf(l *seqLayout, named map[uint64]bool) *svgCanvas {
 	cv := newSVGCanvas(vg.Points(l.w), vg.Points(l.h))
 	dc := draw.New(cv)
 	dc.SetColor(color.White)
@@ -145,9 +134,9 @@ func seqCanvas(arrows []arrow, named map[uint64]bool) *svgCanvas {
 		}
 		y := top + 6 + float64(r)*seqRowH
 		if a.from == a.to {
-			l.note(dc, l.x[l.col[a.from]], y, a.text, ink)
+			l.note(dc, l.labels[r], y, a.text, ink)
 		} else {
-			l.arrow(dc, l.x[l.col[a.from]], l.x[l.col[a.to]], y, a.text, ink)
+			l.arrow(dc, l.x[l.col[a.from]], l.x[l.col[a.to]], l.labels[r], y, a.text, ink)
 		}
 	}
 	return cv
@@ -194,7 +183,9 @@ func (l *seqLayout) note(dc draw.Canvas, x, y float64, text string, ink color.Co
 	dc.FillText(st, l.pt(x, y+(seqRowH-1)/2), text)
 }
 
-func (l *seqLayout) arrow(dc draw.Canvas, x0, x1, y float64, text string, ink color.Color) {
+// arrow draws an arrow from x0 to x1 with its label centred at lx, on a
+// white ground where it crosses lifelines.
+func (l *seqLayout) arrow(dc draw.Canvas, x0, x1, lx, y float64, text string, ink color.Color) {
 	ly := y + seqRowH - 4
 	dir := 1.0
 	if x1 < x0 {
@@ -212,9 +203,13 @@ func (l *seqLayout) arrow(dc draw.Canvas, x0, x1, y float64, text string, ink co
 	head.Line(l.pt(x1-dir*seqHead, ly+3))
 	head.Close()
 	dc.Fill(head)
+	if half := textWidth(text, seqText)/2 + 2; lx-half < min(x0, x1) || lx+half > max(x0, x1) {
+		dc.SetColor(seqGround)
+		dc.Fill(rect(l.pt(lx-half, ly-2-seqText-1), l.pt(lx+half, ly-1)))
+	}
 	st := textStyle(seqText)
 	st.Color, st.XAlign, st.YAlign = ink, draw.XCenter, draw.YBottom
-	dc.FillText(st, l.pt((x0+x1)/2, ly-2), text)
+	dc.FillText(st, l.pt(lx, ly-2), text)
 }
 
 func rect(a, b vg.Point) vg.Path {

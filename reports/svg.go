@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"math"
@@ -43,6 +44,7 @@ type svgElem struct {
 	layer string
 	text  bool
 	s     string
+	str   string // the text a text element draws
 }
 
 type glyphKey struct {
@@ -162,7 +164,7 @@ func (c *svgCanvas) FillString(f font.Face, pt vg.Point, text string) {
 		x, prev = x+adv, idx
 	}
 	b.WriteString("</g>")
-	c.add(true, b.String())
+	c.elems = append(c.elems, svgElem{layer: c.layer, text: true, s: b.String(), str: text})
 }
 
 // glyph returns the id of the glyph's outline, defining it on first use
@@ -233,6 +235,9 @@ type svgOptions struct {
 	// the glyph ids prefixed with ids (several SVGs share one page's ids).
 	inline bool
 	ids    string
+	// textAttr tags each text's group with the text it draws
+	// (data-text), for a browser test to find the text among the shapes.
+	textAttr bool
 }
 
 // svg writes the chart. The production form is svg(svgOptions{}).
@@ -260,6 +265,9 @@ func (c *svgCanvas) svg(o svgOptions) []byte {
 			s := e.s
 			if o.ids != "" && e.text {
 				s = strings.ReplaceAll(s, `xlink:href="#g`, `xlink:href="#`+ids)
+			}
+			if o.textAttr && e.text {
+				s = `<g data-text="` + html.EscapeString(e.str) + `"` + strings.TrimPrefix(s, "<g")
 			}
 			b.WriteString(s)
 			b.WriteByte('\n')

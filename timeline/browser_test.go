@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/durasim/durasim/internal/browser"
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -355,4 +356,146 @@ func TestHundredThousandEvents(t *testing.T) {
 	t.Logf("%d events: page %.1f MB (written in %s); first contentful paint %.0f ms, DOMContentLoaded %.0f ms, timeline drawn at %.0f ms, load %.0f ms",
 		len(res.Trace), float64(len(page))/1e6, written.Round(time.Millisecond), timing["fcp"], timing["dcl"], in.FirstDraw, timing["load"])
 	t.Logf("redraw: whole run %.1f ms (dense: %v), zoomed in %.1f ms, further %.1f ms; screenshot %s", full, in.Dense, in1, in2, shot)
+}
+
+// TestTimelineReadable loads the page of a failing seed (in English, and
+// in Portuguese) on a desktop and on a phone and checks what a reader
+// meets: no element wider than the viewport, no text on text, no label
+// of the canvases cut off or on a mark (the lease labels, "quiesce" and
+// the idle gaps on the axis), a legend that explains a lease's label, an
+// incarnation's suffix and a crash's cross, a header that says each tab
+// shows its own run's violation and a shrunk tab that says its ids are
+// its own, the violation in the page's language with the English a
+// click away, a tooltip that follows the arrow keys, and, with idle gaps
+// not compressed, no blank before the run's first event.
+func TestTimelineReadable(t *testing.T) {
+	_, sh := failing()
+	dir := t.TempDir()
+	b := browser.Start(t)
+	var p *browser.Page
+	for _, l := range []Lang{En, PtBR} {
+		page := failingPage(t)
+		page.Lang = l
+		file := filepath.Join(dir, "seed-5-"+string(l)+".html")
+		if err := os.WriteFile(file, render(t, page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, vp := range []struct {
+			name   string
+			w, h   int
+			mobile bool
+		}{{"desktop", browser.Viewport, browser.ViewportH, false}, {"phone", browser.Phone, browser.PhoneH, true}} {
+			if p == nil {
+				p = b.Open(t, file)
+			}
+			p.SetViewport(t, vp.w, vp.h, vp.mobile)
+			p.Load(t, file)
+			what := fmt.Sprintf("%s page on a %s (%d px)", l, vp.name, vp.w)
+			browser.CheckLayout(t, p, what, "")
+			for _, tab := range []int{0, 1} {
+				if tab == 1 {
+					p.Do(t, chromedp.Click(chromedp.CSS(`[aria-controls="dtl1-panel"]`)))
+				}
+				drawn := browser.Eval[[]browser.Drawn](t, p, fmt.Sprintf("window.durasimTimelines[%d].layout()", tab))
+				browser.CheckDrawn(t, fmt.Sprintf("%s, tab %d", what, tab+1), drawn...)
+				if axis := drawn[1].Text; !slices.ContainsFunc(axis, func(b browser.Box) bool { return b.What == "quiesce" }) {
+					t.Errorf("%s, tab %d: the axis does not show the quiescence line's label (%v)", what, tab+1, axis)
+				}
+			}
+			if vp.mobile {
+				screenshot(t, p, fmt.Sprintf("timeline-phone-%s.png", l))
+			}
+		}
+		t.Run(string(l)+"/words", func(t *testing.T) { checkWords(t, p, l, sh) })
+	}
+	t.Run("tooltip follows the keys", func(t *testing.T) { checkTipFollows(t, p) })
+	t.Run("no blank before the first event", func(t *testing.T) { checkNoBlank(t, p) })
+	p.CheckClean(t)
+}
+
+func screenshot(t *testing.T, p *browser.Page, name string) {
+	t.Helper()
+	shot := filepath.Join(shotDir(t), name)
+	if why := browser.Blank(p.Screenshot(t, shot)); why != "" {
+		t.Errorf("%s looks blank: %s", shot, why)
+	}
+}
+
+// checkWords: the page's words, in language l, on the page now loaded.
+func checkWords(t *testing.T, p *browser.Page, l Lang, sh *sim.Shrunk) {
+	type words struct {
+		Key, Note, Shrunk, Msg, Orig, Option string
+		Shrunks                              int
+	}
+	w := browser.Eval[words](t, p, `(function(){function q(s){var e=document.querySelector(s);return e?e.textContent:""}
+		return {Key:q("#dtl0 .dtl-key"),Note:q(".dtl-head .dtl-note"),Shrunk:q("#dtl0 .dtl-shrunk"),Msg:q("#dtl0 .dtl-msg"),Orig:q("#dtl0 .dtl-orig-text"),
+			Option:q("#dtl0 .dtl-vsel option[selected]"),Shrunks:document.querySelectorAll(".dtl-shrunk").length}})()`)
+	for _, want := range []string{"j3 f2 a1", "j3", "2", "1", "w0.1", "w0", "✕"} {
+		if !strings.Contains(w.Key, want) {
+			t.Errorf("the legend's key %q does not explain %q", w.Key, want)
+		}
+	}
+	if w.Note == "" || w.Shrunk == "" || w.Shrunks != 1 {
+		t.Errorf("header note %q, shrunk tab's note %q (%d of them): want both, the second on the shrunk tab only", w.Note, w.Shrunk, w.Shrunks)
+	}
+	var v invariants.Violation
+	for _, x := range sh.Result.Violations {
+		if x.Invariant == sh.Invariant {
+			v = x
+			break
+		}
+	}
+	want, ok := l.ViolationText(v)
+	if !ok || !strings.HasSuffix(want, w.Msg) || w.Msg == "" || !strings.HasPrefix(w.Option, v.Invariant) {
+		t.Errorf("the banner says %q (option %q), want the end of %q", w.Msg, w.Option, want)
+	}
+	switch {
+	case l == PtBR && (w.Orig != v.String() || want == v.String()):
+		t.Errorf("the English original is %q, want %q beside the Portuguese %q", w.Orig, v.String(), want)
+	case l == En && w.Orig != "":
+		t.Errorf("an English page shows an original: %q", w.Orig)
+	}
+}
+
+// checkTipFollows hovers a mark of the violation's job, then steps with
+// → after clicking it: the tooltip moves to the new mark's line.
+func checkTipFollows(t *testing.T, p *browser.Page) {
+	_, sh := failing()
+	p.SetViewport(t, browser.Viewport, browser.ViewportH, false)
+	p.Do(t, chromedp.Click(chromedp.CSS(`[aria-controls="dtl0-panel"]`)))
+	v := sh.Result.Violations[0]
+	var path []int // the violation's job's events from the first it names
+	for i := range sh.Result.History {
+		if e := &sh.Result.History[i]; (e.Job == v.Job || e.Other == v.Job) && e.Seq >= v.Events[0] {
+			path = append(path, i)
+		}
+	}
+	x, y := point(t, p, 0, path[0])
+	p.Do(t, chromedp.MouseClickXY(x, y))
+	p.Do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y))
+	tip := `(function(){var e=document.querySelector("#dtl0 .dtl-tip");return e.hidden?"(hidden)":e.textContent})()`
+	if got := browser.Eval[string](t, p, tip); got != sh.Result.Trace[path[0]] {
+		t.Fatalf("hovering #%d shows %q", path[0]+1, got)
+	}
+	p.Do(t, chromedp.KeyEvent(kb.ArrowRight))
+	sel := browser.Eval[int](t, p, "window.durasimTimelines[0].sel")
+	if got := browser.Eval[string](t, p, tip); got != sh.Result.Trace[sel] || sel == path[0] {
+		t.Errorf("after → selected #%d, and the tooltip shows %q, want that event's line %q", sel+1, got, sh.Result.Trace[sel])
+	}
+}
+
+// checkNoBlank fits the whole run and turns idle-gap compression off: the
+// view still starts at the run's first event and ends at its end, as the
+// fitted view does (its small margins), with no blank before t=0.
+func checkNoBlank(t *testing.T, p *browser.Page) {
+	p.Do(t, chromedp.Click(chromedp.CSS("#dtl0 .dtl-fit")))
+	p.Do(t, chromedp.Click(chromedp.CSS("#dtl0 .dtl-gaps")))
+	got := browser.Eval[map[string]float64](t, p, `(function(){var T=window.durasimTimelines[0];T.draw();return {first:T.X(T.t0),end:T.X(T.tEnd),w:T.W,compress:T.compress?1:0}})()`)
+	if got["compress"] != 0 {
+		t.Fatal("the checkbox did not turn compression off")
+	}
+	if first, w := got["first"], got["w"]; first < -1 || first > 0.03*w || got["end"] < 0.97*w {
+		t.Errorf("with idle gaps not compressed the first event is at x %.0f and the end at %.0f of %.0f px: a blank before t=0 or after the end", first, got["end"], w)
+	}
+	p.Do(t, chromedp.Click(chromedp.CSS("#dtl0 .dtl-gaps")))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -47,7 +48,8 @@ type lane struct {
 
 type violation struct {
 	Invariant string  `json:"invariant"`
-	Text      string  `json:"text"` // Violation.String()
+	Text      string  `json:"text"`            // Violation.String()
+	Local     string  `json:"local,omitempty"` // the same in the page's language, when it is not English
 	Job       int64   `json:"job"`
 	Events    []int32 `json:"events"` // indices of the events it names
 	Group     int     `json:"group"`  // index in data.Involved
@@ -301,5 +303,16 @@ func (b *builder) violations(invariant string) {
 	}
 	if b.d.Selected < 0 && len(b.d.Violations) > 0 {
 		b.d.Selected = 0
+	}
+}
+
+// localize writes each violation in language l beside its English text
+// (vs are the violations build read, in its order).
+func (d *data) localize(l Lang, vs []invariants.Violation) {
+	if l == En {
+		return
+	}
+	for i := range d.Violations {
+		d.Violations[i].Local, _ = l.ViolationText(vs[i])
 	}
 }

@@ -23,9 +23,18 @@
 // holds the seed, the swarm's options, the plan and the command that
 // reproduces the run.
 //
+// A key under the legend says what a lease's label (j3 f2 a1: job, fence,
+// attempt), an incarnation's suffix (w0.1) and a crash's ✕ mean; a
+// lease's label goes in the first stretch of its bar no mark covers, and
+// the axis's labels stay inside it, each on its row.
+//
 // The violation shown (the first one, or the first of [Run.Invariant])
-// has its invariant's message on top and the events it names ringed and
-// joined in red; "only the jobs involved" keeps the critical path
+// has its invariant's message on top — in the page's language: in
+// Portuguese, the message's shape translated ([Lang.Message],
+// messages.go), the English original a click away — and the events it
+// names ringed and joined in red; a run marked [Run.Shrunk] says that its
+// ids are the shrink's, not the original run's, and a page holding one
+// says that each tab shows its own run's violation; "only the jobs involved" keeps the critical path
 // sim.TimelineIndices selects (the same events the CLI's counterexample
 // and the reports list). Hovering a mark shows its trace line, byte for
 // byte; a search box keeps the events of a job (j3), event id (e7), kind,
@@ -33,7 +42,7 @@
 //
 // # Why a hand-written script
 //
-// The page's script (timeline.js, about 850 lines, embedded with
+// The page's script (timeline.js, about 930 lines, embedded with
 // go:embed) is written for this data and draws on a canvas with no
 // library. A general timeline library (vis-timeline, d3 and its axis and
 // zoom modules) would add 100–500 KB to every page and a build step

@@ -24,6 +24,10 @@ type Run struct {
 	Result    *sim.Result // run with Config.KeepTrace
 	Invariant string      // the violation shown first: the first of this invariant ("": the first one)
 	Command   string      // the command that reproduces the run ("": none shown)
+	// Shrunk says the run is a failing run shrunk (sim.Shrink): its
+	// jobs, events and workers are numbered anew, so the timeline says
+	// that its ids are not the original run's.
+	Shrunk bool
 }
 
 // Page is one self-contained HTML file: a title, a line under it, and
@@ -54,6 +58,11 @@ func (p Page) Write(w io.Writer) error {
 	if p.Subtitle != "" {
 		fmt.Fprintf(&b, "<p>%s</p>", html.EscapeString(p.Subtitle))
 	}
+	if p.hasShrunk() {
+		fmt.Fprintf(&b, "<p class=\"dtl-note\">%s</p>", p.Lang.t(
+			"Cada aba mostra a violação da sua própria execução. O contraexemplo reduzido é uma execução menor que viola o mesmo invariante; o shrink renumera jobs, eventos e workers, então seus ids não são os da execução original.",
+			"Each tab shows its own run's violation. The shrunk counterexample is a smaller run that breaks the same invariant; the shrink renumbers jobs, events and workers, so its ids are not the original run's."))
+	}
 	b.WriteString("</header>\n")
 	if len(p.Runs) > 1 {
 		p.tabs(&b)
@@ -72,6 +81,17 @@ func (p Page) Write(w io.Writer) error {
 	fmt.Fprintf(&b, "<script>\n%s</script>\n</body>\n</html>\n", script)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// hasShrunk reports whether a run of the page is a shrunk one beside
+// another run.
+func (p Page) hasShrunk() bool {
+	for _, r := range p.Runs {
+		if r.Shrunk {
+			return len(p.Runs) > 1
+		}
+	}
+	return false
 }
 
 // tabs writes the buttons that switch between the runs.
@@ -101,6 +121,7 @@ func Fragment(r Run, id string, l Lang) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	d.localize(l, r.Result.Violations)
 	js, err := encode(d, l)
 	if err != nil {
 		return "", err
@@ -108,9 +129,12 @@ func Fragment(r Run, id string, l Lang) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<div class=\"dtl\" id=\"%s\">\n", html.EscapeString(id))
 	writeMeta(&b, r, l)
-	writeViolation(&b, d, l)
+	writeViolation(&b, d, l, r.Shrunk)
 	writeControls(&b, d, l)
 	b.WriteString("<div class=\"dtl-legend\"></div>\n")
+	fmt.Fprintf(&b, "<p class=\"dtl-key\">%s</p>\n", l.t(
+		"Numa barra de lease, <b>j3 f2 a1</b> é o job j3 com o fence 2, na tentativa 1. Uma raia <b>w0.1</b> é a incarnação 1 do worker w0: a que recomeça depois da primeira queda (w0 é a incarnação 0). <b>✕</b> depois do nome de uma raia, ou no fim dela: essa incarnação terminou numa queda.",
+		"On a lease bar, <b>j3 f2 a1</b> is job j3 under fence 2, on attempt 1. A lane <b>w0.1</b> is worker w0's incarnation 1: the one that starts again after its first crash (w0 is incarnation 0). <b>✕</b> after a lane's name, or at its end: that incarnation ended in a crash."))
 	fmt.Fprintf(&b, "<div class=\"dtl-view\" tabindex=\"0\"><canvas class=\"dtl-axis\" aria-hidden=\"true\"></canvas><div class=\"dtl-body\"><div class=\"dtl-labels\"></div><canvas class=\"dtl-canvas\" role=\"img\" aria-label=\"%s\"></canvas></div><div class=\"dtl-tip\" hidden></div></div>\n",
 		l.t(fmt.Sprintf("linha do tempo: %d eventos em %d raias", len(d.Text), len(d.Lanes)), fmt.Sprintf("timeline: %d events on %d lanes", len(d.Text), len(d.Lanes))))
 	fmt.Fprintf(&b, "<p class=\"dtl-detail\" aria-live=\"polite\">%s</p>\n", html.EscapeString(l.ui()["hint"]))
@@ -163,15 +187,26 @@ func count(l Lang, n int, ptOne, ptMany, enOne, enMany string) string {
 }
 
 // writeViolation is the banner of the violation shown, with a choice of
-// the others.
-func writeViolation(b *strings.Builder, d *data, l Lang) {
+// the others: in the page's language, the English original a click away,
+// and for a shrunk run a line saying its ids are its own.
+func writeViolation(b *strings.Builder, d *data, l Lang, shrunk bool) {
 	if d.Selected < 0 {
 		fmt.Fprintf(b, "<div class=\"dtl-violation dtl-ok\">%s</div>\n", l.t("Nenhum invariante violado.", "No invariant violated."))
 		return
 	}
 	v := d.Violations[d.Selected]
-	fmt.Fprintf(b, "<div class=\"dtl-violation\" role=\"alert\"><strong class=\"dtl-inv\">%s</strong> <span class=\"dtl-msg\">%s</span>",
-		html.EscapeString(v.Invariant), html.EscapeString(strings.TrimPrefix(v.Text, v.Invariant+": ")))
+	b.WriteString("<div class=\"dtl-violation\" role=\"alert\">")
+	if shrunk {
+		fmt.Fprintf(b, "<p class=\"dtl-shrunk\">%s</p>", l.t(
+			"A violação desta execução reduzida, com os ids dela: o shrink renumera jobs, eventos e workers, então j1 ou #7 aqui não são os da execução original.",
+			"This shrunk run's own violation, with its own ids: the shrink renumbers jobs, events and workers, so j1 or #7 here are not those of the original run."))
+	}
+	fmt.Fprintf(b, "<strong class=\"dtl-inv\">%s</strong> <span class=\"dtl-msg\">%s</span>",
+		html.EscapeString(v.Invariant), html.EscapeString(strings.TrimPrefix(v.shown(), v.Invariant+": ")))
+	if v.Local != "" {
+		fmt.Fprintf(b, "<details class=\"dtl-orig\"><summary>%s</summary><code class=\"dtl-orig-text\">%s</code></details>",
+			l.t("original em inglês", "original"), html.EscapeString(v.Text))
+	}
 	if len(d.Violations) > 1 {
 		fmt.Fprintf(b, " <select class=\"dtl-vsel\" aria-label=\"%s\">", l.t("violação mostrada", "violation shown"))
 		for i, v := range d.Violations {
@@ -179,11 +214,19 @@ func writeViolation(b *strings.Builder, d *data, l Lang) {
 			if i == d.Selected {
 				sel = " selected"
 			}
-			fmt.Fprintf(b, "<option value=\"%d\"%s>%s</option>", i, sel, html.EscapeString(shorten(v.Text, 140)))
+			fmt.Fprintf(b, "<option value=\"%d\"%s>%s</option>", i, sel, html.EscapeString(shorten(v.shown(), 140)))
 		}
 		b.WriteString("</select>")
 	}
 	b.WriteString("</div>\n")
+}
+
+// shown is the violation's text in the page's language.
+func (v violation) shown() string {
+	if v.Local != "" {
+		return v.Local
+	}
+	return v.Text
 }
 
 func shorten(s string, n int) string {

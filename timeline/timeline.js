@@ -239,8 +239,18 @@
 
   Timeline.prototype.fit = function () {
     var a = this.U(this.t0), b = this.U(this.tEnd), m = Math.max((b - a) * 0.02, 500);
-    this.u0 = a - m; this.u1 = b + m;
+    this.u0 = this.f0 = a - m; this.u1 = this.f1 = b + m;
     this.full = this.u1 - this.u0;
+  };
+
+  // within moves the view inside the run's extent (the fitted view's),
+  // keeping its span, or fits the run when the span would hold all of it:
+  // no blank before the first event or after the end.
+  Timeline.prototype.within = function () {
+    var span = this.u1 - this.u0;
+    if (span >= this.U(this.tEnd) - this.U(this.t0)) { this.u0 = this.f0; this.u1 = this.f1; return; }
+    if (this.u0 < this.f0) { this.u0 = this.f0; this.u1 = this.f0 + span; }
+    if (this.u1 > this.f1) { this.u1 = this.f1; this.u0 = this.f1 - span; }
   };
 
   Timeline.prototype.zoom = function (factor, x) {
@@ -337,7 +347,7 @@
       self.compress = el.gaps.checked;
       self.buildMap();
       self.fit();
-      if (!self.compress) { var uc = self.U(tc), half = Math.min(ts, self.full) / 2; self.u0 = uc - half; self.u1 = uc + half; }
+      if (!self.compress) { var uc = self.U(tc), half = Math.min(ts, self.full) / 2; self.u0 = uc - half; self.u1 = uc + half; self.within(); }
       self.redraw();
     });
     if (el.vsel) el.vsel.addEventListener("change", function () { self.showViolation(+el.vsel.value); });
@@ -408,10 +418,17 @@
     var i = this.hit(ev.clientX - r.left, ev.clientY - r.top), tip = this.el.tip;
     this.hovered = i;
     if (i < 0) { tip.hidden = true; return; }
+    this.showTip(i, ev.clientX, ev.clientY);
+  };
+
+  // showTip shows event i's trace line beside the point (x, y) of the
+  // window.
+  Timeline.prototype.showTip = function (i, x, y) {
+    var tip = this.el.tip, vr = this.el.view.getBoundingClientRect();
     tip.textContent = this.line(i);
     tip.hidden = false;
-    var left = ev.clientX - vr.left + 14, top = ev.clientY - vr.top + 14;
-    if (left > vr.width * 0.55) left = Math.max(0, ev.clientX - vr.left - tip.offsetWidth - 10);
+    var left = x - vr.left + 14, top = y - vr.top + 14;
+    if (left > vr.width * 0.55) left = Math.max(0, x - vr.left - tip.offsetWidth - 10);
     tip.style.left = left + "px";
     tip.style.top = top + "px";
   };
@@ -442,8 +459,21 @@
     var j = this.job[i], l = this.lane[i];
     for (var k = i + dir; k >= 0 && k < n; k += dir) {
       if (!this.vis[k]) continue;
-      if (j ? (this.job[k] === j || this.other[k] === j) : this.lane[k] === l) { this.select(k, true); return; }
+      if (j ? (this.job[k] === j || this.other[k] === j) : this.lane[k] === l) { this.select(k, true); this.tipTo(k); return; }
     }
+  };
+
+  // tipTo moves a shown tooltip to event i's mark (the selection moved by
+  // key): it never stays on the mark the keys left.
+  Timeline.prototype.tipTo = function (i) {
+    var tip = this.el.tip;
+    if (tip.hidden) return;
+    this.draw();
+    var r = this.el.canvas.getBoundingClientRect(), vr = this.el.view.getBoundingClientRect();
+    var x = r.left + this.xOf(i), y = r.top + this.lane[i] * LANE_H + LANE_H / 2;
+    if (x < r.left || x > r.right || y < vr.top || y > vr.bottom) { tip.hidden = true; return; }
+    this.hovered = i;
+    this.showTip(i, x, y);
   };
 
   Timeline.prototype.select = function (i, reveal) {
@@ -483,6 +513,7 @@
     this.W = w; this.H = h; this.dpr = dpr;
     c.style.height = h + "px";
     c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
+    a.style.width = w + "px"; // as wide as the lanes, whether or not they scroll
     a.width = Math.round(w * dpr); a.height = Math.round(AXIS_H * dpr);
     this.g = c.getContext("2d"); this.ga = a.getContext("2d");
     this.pattern = this.hatch(this.g);
@@ -509,6 +540,7 @@
     this.stats.links = this.drawLinks(g);
     this.stats.marks = this.drawMarks(g);
     this.drawViolation(g);
+    this.drawBarLabels(g);
     this.drawSelection(g);
     this.drawAxis();
     this.stats.draws++;
@@ -544,7 +576,12 @@
       if (kind === "429") {
         g.fillStyle = "rgba(229,57,53,0.12)";
         for (var w = 0; w < this.workerLanes.length; w++) g.fillRect(x0, this.workerLanes[w] * LANE_H, x1 - x0, LANE_H);
-        if (this.workerLanes.length) { g.fillStyle = RED; g.font = "bold 10px sans-serif"; g.textAlign = "left"; g.textBaseline = "top"; g.fillText("429", Math.max(x0, 0) + 2, this.workerLanes[0] * LANE_H + 1); }
+        if (this.workerLanes.length) {
+          g.fillStyle = RED; g.font = "bold 10px sans-serif"; g.textAlign = "left"; g.textBaseline = "top";
+          var bx = Math.max(x0, 0) + 2, by = this.workerLanes[0] * LANE_H + 1;
+          g.fillText("429", bx, by);
+          if (this.rec) this.rec.labels.push({ x: bx, y: by, w: g.measureText("429").width, h: 10, what: "429" });
+        }
         continue;
       }
       var y = s[k + 1] * LANE_H;
@@ -577,10 +614,52 @@
       if (to > valid) { // held past its expiry: dotted until someone noticed
         g.setLineDash([2, 3]); g.beginPath(); g.moveTo(xv, y + 1); g.lineTo(x1, y + 1); g.stroke(); g.setLineDash([]);
       }
-      var label = "j" + job + " f" + b[k + 2] + " a" + b[k + 3];
-      if (w > label.length * 6 + 12) { g.fillStyle = this.color(job); g.fillText(label, Math.max(x0, 0) + 6, y + h / 2); }
     }
     this.stats.bars = n;
+  };
+
+  // Half the width of each mark's shape, for the labels to keep clear of.
+  var HALF = { dot: 3.5, request: 3.5, lease: 2, beat: 1.5, reject: 4.5, commit: 4.5, publish: 5.5, deliver: 5, apply: 6, skip: 5.5,
+    ack: 5.5, retry: 5, dead: 5, cancel: 5, crash: 8.5, restart: 6, pause: 5, resume: 5, duplicate: 7, delay: 5, reorder: 6,
+    ambiguous: 5, deadline: 8, breaker: 5, phase: 6, fail: 4.5, expired: 6, dlq: 5.5, operator: 6 };
+  var RING = 11; // the ring around an event the violation names
+
+  // drawBarLabels writes each lease's label ("j3 f2 a1": job, fence,
+  // attempt) in the first stretch of its bar that no mark covers, or not
+  // at all (nor when the lanes are drawn as density strips): a label
+  // never lies under or over a mark.
+  Timeline.prototype.drawBarLabels = function (g) {
+    var b = this.d.bars;
+    if (this.dense) return; // the lanes are density strips: no room between marks
+    g.font = "10px sans-serif"; g.textBaseline = "middle"; g.textAlign = "left";
+    for (var k = 0; k < b.length; k += BAR) {
+      if (!this.vis[b[k + 8]]) continue;
+      var lane = b[k], x0 = this.X(b[k + 4]), x1 = this.X(b[k + 6]);
+      var lo = Math.max(x0, 0) + 4, hi = Math.min(x1, this.W) - 3;
+      var label = "j" + b[k + 1] + " f" + b[k + 2] + " a" + b[k + 3], need = g.measureText(label).width + 4;
+      if (hi - lo < need) continue;
+      var at = this.gapIn(lane, b[k + 4], b[k + 6], lo, hi, need);
+      if (at < 0) continue;
+      var y = lane * LANE_H + LANE_H / 2;
+      g.fillStyle = this.color(b[k + 1]); g.fillText(label, at + 2, y);
+      if (this.rec) this.rec.labels.push({ x: at + 2, y: y - 6, w: need - 4, h: 12, what: label });
+    }
+  };
+
+  // gapIn finds, between x lo and hi of lane l (times from to to), the
+  // first stretch need wide that no shown mark or ring covers; -1: none.
+  Timeline.prototype.gapIn = function (l, from, to, lo, hi, need) {
+    var idx = this.byLane[l], start = lo, named = this.named;
+    for (var k = this.firstAt(idx, from); k < idx.length && this.at[idx[k]] <= to; k++) {
+      var i = idx[k];
+      if (!this.vis[i]) continue;
+      var x = this.xOf(i), half = named[i] ? RING : HALF[this.glyphName[this.gl[i]]] || 6;
+      if (x + half <= start) continue;
+      if (x - half - start >= need) return start;
+      start = x + half;
+      if (start > hi) return -1;
+    }
+    return hi - start >= need ? start : -1;
   };
 
   Timeline.prototype.drawLines = function (g) {
@@ -643,6 +722,7 @@
       paint[this.glyphName[gi]](g, x, y, this.color(this.job[i]));
       last[gi] = x;
       n++;
+      if (this.rec) { var hw = HALF[this.glyphName[gi]] || 6; this.rec.marks.push({ x: x - hw, y: y - 7, w: 2 * hw, h: 14, what: "#" + (i + 1) }); }
     }
     return n;
   };
@@ -721,41 +801,48 @@
       if (s > 0 && this.segT[s] >= a) marks.push(this.segT[s]); // where a gap ends
       for (var t = Math.ceil(a / step) * step; t <= b; t += step) marks.push(t);
     }
-    var lastX = -1e9, lastLabel = "";
-    g.textAlign = "center";
+    var rows = [[], [], []], lastLabel = ""; // the axis's three rows of labels: lines, idle gaps, times
     for (var m = 0; m < marks.length; m++) {
       var x = this.X(marks[m]);
       g.beginPath(); g.moveTo(x + 0.5, AXIS_H - 8); g.lineTo(x + 0.5, AXIS_H); g.stroke();
       var label = tick(marks[m], step);
-      if (x - lastX > g.measureText(label).width + 12 && label !== lastLabel) { g.fillText(label, x, AXIS_H - 19); lastX = x; lastLabel = label; }
+      if (label !== lastLabel && this.place(g, rows[2], label, x - g.measureText(label).width / 2, AXIS_ROWS[2], "#333", 12)) lastLabel = label;
     }
-    var taken = [], gapRow = [];
     for (var k = 0; k < this.gaps.length; k++) {
       var x0 = this.X(this.gaps[k][0]), x1 = this.X(this.gaps[k][1]);
       if (x1 < 0 || x0 > W) continue;
       g.fillStyle = "rgba(120,124,135,0.18)"; g.fillRect(x0, 0, x1 - x0, AXIS_H);
-      var gl = "≈ " + human(this.gaps[k][1] - this.gaps[k][0]) + " " + this.ui.idle, gw = g.measureText(gl).width;
-      if (x1 - x0 > 12) place(g, gapRow, gl, Math.max((x0 + x1) / 2 - gw / 2, 0), 16, "#555");
+      var gl = "≈ " + human(this.gaps[k][1] - this.gaps[k][0]) + " " + this.ui.idle;
+      if (x1 - x0 > 12) this.place(g, rows[1], gl, (x0 + x1) / 2 - g.measureText(gl).width / 2, AXIS_ROWS[1], "#555", 6);
     }
     var L = this.d.lines;
     for (k = 0; k < L.length; k += LINE) {
       if (L[k + 3] >= 0 && !this.vis[L[k + 3]]) continue;
       var xl = this.X(L[k + 1]);
       if (xl < 0 || xl > W) continue;
-      var text = this.d.lineLabels[k / LINE];
-      place(g, taken, text, Math.min(xl + 3, W - g.measureText(text).width - 2), 2, this.d.lineKinds[L[k]] === "deadline" ? RED : "#444");
+      var text = this.d.lineLabels[k / LINE], tw = g.measureText(text).width;
+      // beside its line: to the right, or to the left where the right has no room
+      this.place(g, rows[0], text, xl + 3 + tw <= W - 1 ? xl + 3 : xl - 3 - tw, AXIS_ROWS[0], this.d.lineKinds[L[k]] === "deadline" ? RED : "#444", 6);
     }
-    if (this.linksHidden) place(g, taken, this.ui.linksOff, W - g.measureText(this.ui.linksOff).width - 4, 2, "#777");
+    if (this.linksHidden) this.place(g, rows[0], this.ui.linksOff, W - g.measureText(this.ui.linksOff).width - 4, AXIS_ROWS[0], "#777", 6);
   };
 
-  // place writes a label on the axis's top row unless it would overlap one
-  // already there.
-  function place(g, taken, text, x, y, color) {
+  // The tops of the axis's rows of labels, and the height of a label.
+  var AXIS_ROWS = [2, 15, 28], LABEL_H = 12;
+
+  // place writes a label on a row of the axis, moved inside the axis if it
+  // would stick out of it, unless it would then overlap one already on the
+  // row (pad pixels apart at least); true when it wrote it.
+  Timeline.prototype.place = function (g, row, text, x, y, color, pad) {
     var w = g.measureText(text).width;
-    for (var k = 0; k < taken.length; k++) if (x < taken[k][1] + 6 && x + w > taken[k][0] - 6) return;
-    taken.push([x, x + w]);
-    g.textAlign = "left"; g.fillStyle = color; g.fillText(text, x, y);
-  }
+    x = Math.max(1, Math.min(x, this.W - w - 1));
+    if (x < 1) return false; // wider than the axis
+    for (var k = 0; k < row.length; k++) if (x < row[k][1] + pad && x + w > row[k][0] - pad) return false;
+    row.push([x, x + w]);
+    g.textAlign = "left"; g.textBaseline = "top"; g.fillStyle = color; g.fillText(text, x, y);
+    if (this.rec) this.rec.axis.push({ x: x, y: y, w: w, h: LABEL_H, what: text });
+    return true;
+  };
 
   // tick labels a time with the precision the step between ticks needs.
   function tick(us, step) {
@@ -787,6 +874,19 @@
     this.draw();
     var r = this.el.canvas.getBoundingClientRect();
     return { x: r.left + this.xOf(i), y: r.top + this.lane[i] * LANE_H + LANE_H / 2 };
+  };
+  // layout redraws and returns, in the window's coordinates, what each
+  // canvas drew: the lanes' text (lease labels, the 429 bands' labels)
+  // and marks, the axis's labels, and each canvas's own box.
+  Timeline.prototype.layout = function () {
+    this.rec = { labels: [], marks: [], axis: [] };
+    this.draw();
+    var rec = this.rec, c = this.el.canvas.getBoundingClientRect(), a = this.el.axis.getBoundingClientRect();
+    this.rec = null;
+    function move(list, r) { return list.map(function (b) { return { x: b.x + r.left, y: b.y + r.top, w: b.w, h: b.h, what: b.what }; }); }
+    function box(r, what) { return { x: r.left, y: r.top, w: r.width, h: r.height, what: what }; }
+    return [{ canvas: box(c, "lanes"), text: move(rec.labels, c), marks: move(rec.marks, c) },
+      { canvas: box(a, "axis"), text: move(rec.axis, a), marks: [] }];
   };
   Timeline.prototype.shownIndices = function () {
     var out = [];

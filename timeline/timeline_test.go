@@ -31,7 +31,7 @@ func failingPage(t *testing.T) Page {
 	t.Helper()
 	res, sh := failing()
 	return Page{Lang: En, Title: "seed 5", Runs: []Run{
-		{Label: "shrunk counterexample", Result: sh.Result, Invariant: sh.Invariant, Command: "durasim replay -seed 5 ..."},
+		{Label: "shrunk counterexample", Result: sh.Result, Invariant: sh.Invariant, Command: "durasim replay -seed 5 ...", Shrunk: true},
 		{Label: "whole run", Result: res, Invariant: sh.Invariant},
 	}}
 }

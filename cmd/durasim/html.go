@@ -54,7 +54,7 @@ func writeTimeline(name string, cfg sim.Config, res *sim.Result, sh *sim.Shrunk)
 	var runs []timeline.Run
 	if sh != nil {
 		runs = append(runs, timeline.Run{Label: "shrunk counterexample", Result: sh.Result, Invariant: sh.Invariant,
-			Command: sim.Command("replay", sh.Config, sh.Seed)})
+			Command: sim.Command("replay", sh.Config, sh.Seed), Shrunk: true})
 	}
 	inv := ""
 	if sh != nil {
@@ -63,7 +63,7 @@ func writeTimeline(name string, cfg sim.Config, res *sim.Result, sh *sim.Shrunk)
 	runs = append(runs, timeline.Run{Label: "whole run", Result: res, Invariant: inv, Command: sim.Command("replay", cfg, res.Seed)})
 	verdict := "no invariant violated"
 	if res.Failed() {
-		verdict = res.Violations[0].String()
+		verdict = "original run: " + res.Violations[0].String()
 	}
 	page := timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s", res.Seed, cfg.Variant), Subtitle: verdict, Runs: runs}
 	var b bytes.Buffer

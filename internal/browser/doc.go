@@ -19,4 +19,16 @@
 // the page's own file is let through and anything else fails and is
 // reported by [Page.Problems]. The Network domain's log of requests is
 // checked as well, for requests the Fetch domain does not see.
+//
+// # Layout
+//
+// [Page.SetViewport] resizes the tab (a [Phone] among others), and the
+// layout checks measure the page in the browser rather than guess from its
+// markup: [TextBoxes] is the box of every line of text a reader sees (and
+// of SVG text a page marks), [Overlapping] finds two that overlap,
+// [CheckOverflow] finds what is wider than the viewport outside a scroll
+// box marked with [ScrollBoxAttr], and a box that scrolls sideways with no
+// visible cue ([ScrollCueAttr]); [CheckDrawn] holds the text a canvas drew
+// (as the page's script reports it) to the canvas and off its marks.
+// [CheckLayout] runs the page's checks at once.
 package browser

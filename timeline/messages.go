@@ -1,0 +1,231 @@
+package timeline
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/durasim/durasim/invariants"
+)
+
+// Violation messages in Portuguese. The invariants write their messages
+// in English (package invariants, one sentence built by fmt.Sprintf per
+// finding); the pages a Portuguese reader opens show them in Portuguese,
+// with the English original a click away. Each message's shape — its
+// words, with the ids, numbers and codes it quotes as holes — maps to a
+// Portuguese sentence with the same holes. A message whose shape is not
+// here has no translation ([Lang.Message] says so): reports' tests fail
+// on one, naming its shape, so that a new finding cannot slip into a
+// Portuguese page in English.
+//
+// In a shape, {} is one word the message quotes as it is (an id, a
+// number, a key, a code), {*} any stretch of text quoted as it is,
+// {field} a field name (fieldNames, translated) and {effects} a list of
+// "jN attempt N by wN" joined by "; " (each item translated). In the
+// Portuguese, {1}, {2}… are the holes in order.
+
+// messageShapes lists each shape and its Portuguese, in pairs.
+var messageShapes = []string{
+	// bounded-retries
+	"{} leased after it went {}", "{1} recebeu lease depois de ficar {2}",
+	"{} leased for attempt {} of at most {}", "{1} recebeu lease para a tentativa {2} de no máximo {3}",
+	"{} leased for attempt {} with {} of its {} tokens already spent", "{1} recebeu lease para a tentativa {2} com {3} dos seus {4} tokens já gastos",
+	"{} leased at {}, at or after its deadline {}", "{1} recebeu lease em {2}, no deadline {3} ou depois dele",
+	"{} retried after a permanent error ({}): it belongs in the DLQ on the first attempt", "{1} voltou para retry depois de um erro permanente ({2}): seu lugar é a DLQ na primeira tentativa",
+	"{} retried after attempt {} of at most {}", "{1} voltou para retry depois da tentativa {2} de no máximo {3}",
+	"{} retried with {} of its {} tokens spent", "{1} voltou para retry com {2} dos seus {3} tokens gastos",
+	"{} retry scheduled for {}, at or after its deadline {}", "retry de {1} agendado para {2}, no deadline {3} ou depois dele",
+	// exactly-once-effect
+	"{} stage={} applied twice under key {}", "{1} stage={2} aplicado duas vezes sob a chave {3}",
+	"{} stage={} applied twice, the second time under key {}", "{1} stage={2} aplicado duas vezes, a segunda sob a chave {3}",
+	"{} stage={} committed twice under key {} ({}, then {}): the second commit must deduplicate", "{1} stage={2} teve dois commits sob a chave {3} ({4}, depois {5}): o segundo commit deveria deduplicar",
+	"{} succeeded but stage={} has no applied effect", "{1} terminou com sucesso, mas stage={2} não tem efeito aplicado",
+	"{} stage={} has {} applied effects in the final state", "{1} stage={2} tem {3} efeitos aplicados no estado final",
+	// fencing
+	"{} {} with stale fence {} changed state (current fence {})", "{1}: {2} com o fence velho {3} mudou o estado (fence atual {4})",
+	"{} leased with fence {} while fence {} is valid until {}", "{1} recebeu lease com o fence {2} enquanto o fence {3} vale até {4}",
+	"{} {} with the current fence {} refused as stale", "{1}: {2} com o fence atual {3} recusado como velho",
+	"{} {} by {}, but fence {} is held by {}", "{1}: {2} por {3}, mas o fence {4} está com {5}",
+	// nothing-lost
+	"{} was never given a job id: its requests were refused", "{1} nunca recebeu um id de job: seus pedidos foram recusados",
+	"{} was never given a job id: no request of its was answered", "{1} nunca recebeu um id de job: nenhum pedido seu teve resposta",
+	"{} {} past stage {}, whose result was never committed under key {}", "{1}: {2} além do estágio {3}, cujo resultado nunca teve commit sob a chave {4}",
+	"{} returned to the client but never enqueued", "{1} voltou ao cliente, mas nunca entrou na fila",
+	"{} stage={} written to the database under key {} but its event was never published", "{1} stage={2} gravado no banco sob a chave {3}, mas seu evento nunca foi publicado",
+	"the client of {} was given an id that now names the job of {}: its own job was never enqueued", "o cliente de {1} recebeu um id que agora nomeia o job de {2}: o job dele nunca entrou na fila",
+	"{} ended {}, not succeeded, dead or cancelled", "{1} terminou {2}, e não succeeded, dead ou cancelled",
+	"{} ({} stage={}) published but never applied", "{1} ({2} stage={3}) publicado, mas nunca aplicado",
+	"{} ({} key {} stage={}) committed but never published", "{1} ({2} chave {3} stage={4}) com commit, mas nunca publicado",
+	// consistency: the system's own state read back against the history
+	"DLQ entry of {}: {field} is {*}, the history says {*}", "entrada da DLQ de {1}: {2} é {3}, o histórico diz {4}",
+	"{} stage={} reads back as {} with payload {}; the history committed {} with payload {}", "{1} stage={2} é lido de volta como {3} com payload {4}; o histórico registrou o commit de {5} com payload {6}",
+	"{} DLQ entry says {} attempts and {} tokens, the history counts {} and {}", "a entrada da DLQ de {1} diz {2} tentativas e {3} tokens; o histórico conta {4} e {5}",
+	"{} DLQ reason {}, the policy gives {}", "{1}: motivo na DLQ {2}, a política dá {3}",
+	"{} {field} is {*} in the final state, {*} by the history", "{1}: {2} é {3} no estado final, {4} pelo histórico",
+	"{} lease says attempt {}, the history counts {} since its enqueue", "o lease de {1} diz tentativa {2}; o histórico conta {3} desde o enqueue",
+	"{} of {} refused as {}, but the history has the job {}", "{1} de {2} recusado como {3}, mas o histórico tem o job {4}",
+	"status of {} answered {}, the history says {}", "o status de {1} respondeu {2}; o histórico diz {3}",
+	// dlq-hygiene
+	"DLQ entry of {} keeps the raw error text", "a entrada da DLQ de {1} guarda o texto cru do erro",
+	"{} dead-lettered with reason {}, not a DLQ reason code", "{1} foi para a DLQ com o motivo {2}, que não é um código de motivo da DLQ",
+	// reprocess-redrive
+	"redrive changed the key of {} from {} to {}", "o redrive mudou a chave de {1} de {2} para {3}",
+	"redrive moved the checkpoint of {} from {} to {}: committed stages run again", "o redrive moveu o checkpoint de {1} de {2} para {3}: estágios que já tiveram commit rodam de novo",
+	"reprocess of {} enqueued no new job (other={})", "o reprocesso de {1} não criou job novo (other={2})",
+	"reprocess of {} names no operator", "o reprocesso de {1} não nomeia operador",
+	"reprocess of {} beyond tenant {}'s limit of {} per {}", "reprocesso de {1} além do limite do tenant {2}, de {3} por {4}",
+	"{} of cancelled {}: cancelled is terminal", "{1} de {2} cancelado: cancelled é terminal",
+	// tenant-isolation
+	"{} enqueued under key {}, which is not tenant:document:v{} of a valid tenant {}", "{1} entrou na fila sob a chave {2}, que não é tenant:document:v{3} de um tenant válido {4}",
+	"key {} of tenant {} carried by tenant {} ({})", "a chave {1} do tenant {2} levada pelo tenant {3} ({4})",
+	"status of {} (tenant {}) answered to tenant {}", "status de {1} (tenant {2}) respondido ao tenant {3}",
+	// wasted-work
+	"{}: {} started at stage {} under fence {}, but the job's checkpoint was {}", "{1}: {2} começou no estágio {3} sob o fence {4}, mas o checkpoint do job era {5}",
+	// the target's checks (a real queue, e.g. River)
+	"document {} completed ({}) with no effect", "o documento {1} foi concluído ({2}) sem efeito",
+	"document {} has {} effects ({effects})", "o documento {1} tem {2} efeitos ({3})",
+	"{} (tenant {}) wrote its effect under key {}, which {} of tenant {} wrote first", "{1} (tenant {2}) gravou seu efeito sob a chave {3}, que {4} do tenant {5} gravou antes",
+}
+
+// effectShape is one item of an {effects} list.
+var effectShape = []string{"{} attempt {} by {}", "{1} tentativa {2} por {3}"}
+
+// fieldNames are the fields a consistency message names, in Portuguese.
+var fieldNames = []string{
+	"attempt", "tentativa",
+	"attempts", "tentativas",
+	"deadline", "deadline",
+	"identity", "identidade",
+	"lease end", "fim do lease",
+	"payload", "payload",
+	"state", "estado",
+	"tokens", "tokens",
+	"tokens spent", "tokens gastos",
+	"visible-at", "visível a partir de",
+}
+
+// shape is one compiled message shape.
+type shape struct {
+	re    *regexp.Regexp
+	holes []string // the kind of each hole: "", "*", "field", "effects"
+	pt    string
+}
+
+var (
+	shapes  = compileShapes(messageShapes)
+	effects = compileShapes(effectShape)[0]
+	holeRe  = regexp.MustCompile(`\{(\*|field|effects)?\}`)
+)
+
+func compileShapes(pairs []string) []shape {
+	out := make([]shape, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, compileShape(pairs[i], pairs[i+1]))
+	}
+	return out
+}
+
+// compileShape turns a shape into an anchored expression: {} matches a
+// word, the others any text (the words around them decide where they
+// end).
+func compileShape(en, pt string) shape {
+	var re strings.Builder
+	re.WriteString("^")
+	var holes []string
+	last := 0
+	for _, m := range holeRe.FindAllStringSubmatchIndex(en, -1) {
+		re.WriteString(regexp.QuoteMeta(en[last:m[0]]))
+		kind := ""
+		if m[2] >= 0 {
+			kind = en[m[2]:m[3]]
+		}
+		if kind == "" {
+			re.WriteString(`(\S+)`)
+		} else {
+			re.WriteString(`(.+?)`)
+		}
+		holes = append(holes, kind)
+		last = m[1]
+	}
+	re.WriteString(regexp.QuoteMeta(en[last:]))
+	re.WriteString("$")
+	return shape{re: regexp.MustCompile(re.String()), holes: holes, pt: pt}
+}
+
+// translate fills the shape's Portuguese with msg's holes; false when msg
+// is not of the shape or a hole has no translation.
+func (s shape) translate(msg string) (string, bool) {
+	m := s.re.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	vals := make([]string, len(s.holes))
+	for i, kind := range s.holes {
+		v, ok := m[i+1], true
+		switch kind {
+		case "field":
+			v, ok = field(v)
+		case "effects":
+			v, ok = effectList(v)
+		}
+		if !ok {
+			return "", false
+		}
+		vals[i] = v
+	}
+	out := s.pt
+	for i := len(vals); i >= 1; i-- { // {12} before {1}
+		out = strings.ReplaceAll(out, "{"+strconv.Itoa(i)+"}", vals[i-1])
+	}
+	return out, true
+}
+
+func field(name string) (string, bool) {
+	for i := 0; i+1 < len(fieldNames); i += 2 {
+		if fieldNames[i] == name {
+			return fieldNames[i+1], true
+		}
+	}
+	return "", false
+}
+
+func effectList(s string) (string, bool) {
+	items := strings.Split(s, "; ")
+	for i, it := range items {
+		t, ok := effects.translate(it)
+		if !ok {
+			return "", false
+		}
+		items[i] = t
+	}
+	return strings.Join(items, "; "), true
+}
+
+// Message is a violation's message (invariants.Violation.Message) in
+// language l, and whether it has one: in English it is itself; in
+// Portuguese it is its shape's translation, or, for a shape this package
+// does not know, the English message and false.
+func (l Lang) Message(msg string) (string, bool) {
+	if l != PtBR {
+		return msg, true
+	}
+	for _, s := range shapes {
+		if t, ok := s.translate(msg); ok {
+			return t, true
+		}
+	}
+	return msg, false
+}
+
+// ViolationText is v as v.String() writes it — its invariant, its message
+// and the events it names — in language l; false when its message has no
+// translation (the text is then English).
+func (l Lang) ViolationText(v invariants.Violation) (string, bool) {
+	if l != PtBR {
+		return v.String(), true
+	}
+	msg, ok := l.Message(v.Message)
+	// v.String()'s events, " (events #3, #9)", with their word in Portuguese
+	events := strings.TrimPrefix(v.String(), v.Invariant+": "+v.Message)
+	return v.Invariant + ": " + msg + strings.Replace(events, " (event", " (evento", 1), ok
+}
