@@ -140,10 +140,14 @@ func TestRescueLeavesACompletedJob(t *testing.T) {
 	}
 }
 
-func TestRetryBound(t *testing.T) {
-	for errors, want := range map[int][2]target.Time{1: {900 * target.Millisecond, 1100 * target.Millisecond}, 2: {14400 * target.Millisecond, 17600 * target.Millisecond}} {
-		if lo, hi := RetryBound(errors); lo != want[0] || hi != want[1] {
-			t.Errorf("RetryBound(%d) = %d, %d; want %v", errors, lo, hi, want)
+// River's default retry policy, as declared: errors⁴ s ±10%, capped.
+func TestDefaultBackoff(t *testing.T) {
+	const ms = target.Millisecond
+	year := 365 * 24 * 3600 * s
+	for errors, want := range map[int][2]target.Time{0: {0, 0}, 1: {900 * ms, 1100 * ms}, 2: {14400 * ms, 17600 * ms},
+		3: {72900 * ms, 89100 * ms}, 10_000: {year - year/10, year + year/10}} {
+		if lo, hi := DefaultBackoff.Bound(errors); lo != want[0] || hi != want[1] {
+			t.Errorf("DefaultBackoff.Bound(%d) = %d, %d; want %v", errors, lo, hi, want)
 		}
 	}
 }
