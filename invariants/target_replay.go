@@ -317,7 +317,9 @@ func (c *targetChecker) tenantOf(id target.JobID) string {
 
 // leftFinal reports (once per escape) a job the history had finished
 // that o shows live again: o must certainly come after the finish.
-func (c *targetChecker) leftFinal(j *tjob, o *top, what string) bool { return c.leftFinalAt(j, o, o, what) }
+func (c *targetChecker) leftFinal(j *tjob, o *top, what string) bool {
+	return c.leftFinalAt(j, o, o, what)
+}
 
 // leftFinalAt is leftFinal for an op that takes effect at at (a
 // transaction's op, at its commit).

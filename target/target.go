@@ -135,7 +135,8 @@ const (
 // Backoff is a retry policy declared as a formula: after a job's n-th
 // error the delay is Base·n^Exponent, at most Cap (0: no cap), within
 // JitterPPM parts per million of it either way, rounded inward to whole
-// milliseconds. n = 0 (no error yet) is no delay.
+// milliseconds (a range that holds no whole millisecond: its lower end
+// rounded down). n = 0 (no error yet) is no delay.
 type Backoff struct {
 	Base      Time
 	Exponent  int
@@ -150,7 +151,7 @@ func (b Backoff) Bound(n int) (lo, hi Time) {
 	}
 	limit := b.Cap
 	if limit <= 0 {
-		limit = math.MaxInt64 / 2
+		limit = math.MaxInt64 / 2 / Millisecond * Millisecond
 	}
 	d := min(b.Base, limit)
 	for range b.Exponent {
@@ -164,7 +165,7 @@ func (b Backoff) Bound(n int) (lo, hi Time) {
 	j := d/1_000_000*b.JitterPPM + d%1_000_000*b.JitterPPM/1_000_000
 	lo = (d - j + Millisecond - 1) / Millisecond * Millisecond
 	hi = (d + j) / Millisecond * Millisecond
-	return lo, hi
+	return min(lo, hi), hi
 }
 
 // Validate reports the first rule out of range.
