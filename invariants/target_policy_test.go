@@ -21,8 +21,7 @@ func snoozeCounted(h *th) (report, fetch2 uint64) {
 	h.fetch("w1", 1, 1)
 	h.snoozed("w1", 1, 1, 5*sec)
 	report = h.report("w1", 1, target.Snooze, target.Scheduled, 1, h.next()+5*sec)
-	h.whenDue()
-	h.schedule(1, target.Available)
+	h.scheduled(1)
 	a := h.done("w1", 1, 2)
 	h.row(1, target.Completed, 2)
 	h.stored(1, 2, "w1")
@@ -52,8 +51,7 @@ func zombieRefused(h *th, returned target.Op) (f1, f2, commit, complete, rollbac
 	f1 = h.fetch("w1", 1, 1)
 	h.stuck(1, 1)
 	h.rescue(1, target.Retryable, h.next())
-	h.whenDue()
-	h.schedule(1, target.Available)
+	h.scheduled(1)
 	a := h.done("w2", 1, 1)
 	h.work("w1", 1, 1, target.Done)
 	tx := h.begin()
@@ -65,6 +63,24 @@ func zombieRefused(h *th, returned target.Op) (f1, f2, commit, complete, rollbac
 	h.row(1, target.Completed, 1)
 	h.stored(1, 1, "w2")
 	return f1, a.fetch, a.commit, complete, rollback, report
+}
+
+// cancelledThenErred: j1 is cancelled, an operator retries it (its count
+// starts again), and its next attempt errs, retried after delay.
+func cancelledThenErred(h *th, delay target.Time) (report uint64) {
+	h.insert(1, "d1")
+	h.fetch("w1", 1, 1)
+	h.work("w1", 1, 1, target.Cancel)
+	h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
+	h.retry(1, target.Available)
+	h.fetch("w1", 1, 1)
+	h.work("w1", 1, 1, target.Errored)
+	report = h.report("w1", 1, target.Errored, target.Retryable, 1, h.next()+delay)
+	h.scheduled(1)
+	h.done("w1", 1, 2)
+	h.row(1, target.Completed, 2)
+	h.stored(1, 2, "w1")
+	return report
 }
 
 func TestTargetPolicy(t *testing.T) {
@@ -89,8 +105,7 @@ func TestTargetPolicy(t *testing.T) {
 			h.fetch("w1", 1, 1)
 			h.snoozed("w1", 1, 1, 5*sec)
 			r := h.report("w1", 1, target.Snooze, target.Scheduled, 1, h.next()+5*sec)
-			h.whenDue()
-			h.schedule(1, target.Available)
+			h.scheduled(1)
 			a := h.done("w1", 1, 2)
 			h.row(1, target.Completed, 2)
 			h.stored(1, 2, "w1")
@@ -178,34 +193,10 @@ func TestTargetPolicy(t *testing.T) {
 			h.onlyComplete(invariants.TargetConsistency, 1, "the database has j1 at attempt 1; the history counts 0", r)
 		}},
 		{name: "holds: a cancel counts no error: the next error's backoff is the first's", feed: unlike, run: func(h *th) {
-			h.insert(1, "d1")
-			h.fetch("w1", 1, 1)
-			h.work("w1", 1, 1, target.Cancel)
-			h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
-			h.retry(1, target.Available)
-			h.fetch("w1", 1, 1)
-			h.work("w1", 1, 1, target.Errored)
-			h.report("w1", 1, target.Errored, target.Retryable, 1, h.next()+2*sec)
-			h.whenDue()
-			h.schedule(1, target.Available)
-			h.done("w1", 1, 2)
-			h.row(1, target.Completed, 2)
-			h.stored(1, 2, "w1")
+			cancelledThenErred(h, 2*sec)
 		}},
 		{name: "fails: a backoff that counted the cancel", feed: unlike, run: func(h *th) {
-			h.insert(1, "d1")
-			h.fetch("w1", 1, 1)
-			h.work("w1", 1, 1, target.Cancel)
-			h.report("w1", 1, target.Cancel, target.Cancelled, 1, 0)
-			h.retry(1, target.Available)
-			h.fetch("w1", 1, 1)
-			h.work("w1", 1, 1, target.Errored)
-			r := h.report("w1", 1, target.Errored, target.Retryable, 1, h.next()+4*sec)
-			h.whenDue()
-			h.schedule(1, target.Available)
-			h.done("w1", 1, 2)
-			h.row(1, target.Completed, 2)
-			h.stored(1, 2, "w1")
+			r := cancelledThenErred(h, 4*sec)
 			h.onlyComplete(invariants.TargetRetryTiming, 1, "j1's retry after error 1 is due in 4.000s, outside the policy's [2.000s, 2.000s]", r)
 		}},
 	})

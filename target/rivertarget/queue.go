@@ -138,11 +138,12 @@ func (q *Queue) Policy() target.Policy {
 //     error.
 func Rules() target.Policy {
 	return target.Policy{
-		Snooze:             target.AttemptGivenBack,
-		Rescue:             target.RescueRule{Attempt: target.AttemptCounted, CountsError: true},
-		CancelCountsError:  true,
-		Retry:              target.RetryAddsAttempt,
-		UniqueStates:       uniqueStates(),
+		Snooze:            target.AttemptGivenBack,
+		Rescue:            target.RescueRule{Attempt: target.AttemptCounted, CountsError: true},
+		CancelCountsError: true,
+		Retry:             target.RetryAddsAttempt,
+		UniqueStates: []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Pending,
+			target.Completed},
 		CompleteNotRunning: target.CompletionReturnsRow,
 	}
 }
@@ -287,23 +288,11 @@ func uniqueKey(kind string, args []byte) []byte {
 }
 
 // riverUniqueStates are River's default unique states (every state but
-// cancelled and discarded): what the client's insert passes River.
+// cancelled and discarded): what the client's insert passes River. Rules
+// declares them apart, so that the two can be held to each other.
 var riverUniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateCompleted, rivertype.JobStatePending,
 	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
 var defaultUniqueStates = uniquestates.UniqueStatesToBitmask(riverUniqueStates)
-
-// uniqueStates are riverUniqueStates in the seam's words, in its order.
-func uniqueStates() []target.State {
-	var out []target.State
-	for _, s := range target.States() {
-		for _, r := range riverUniqueStates {
-			if states[r] == s {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
 
 const queueName = "default"
