@@ -64,8 +64,8 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 	case !known && row.Attempt > row.MaxAttempts:
 		c.add(TargetAttempts, j.id, fmt.Sprintf("the database has j%d at attempt %d of at most %d", j.id, row.Attempt, row.MaxAttempts), j.inserted)
 	}
-	if j.inserted != nil && (row.Args != j.args || row.Kind != j.kind) {
-		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d's kind or args other than its insert gave", j.id), j.inserted)
+	if j.inserted != nil && (row.Args != j.args || row.Kind != j.kind || row.Unique != j.unique) {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d's kind, args or unique option other than its insert gave", j.id), j.inserted)
 	}
 	if c.feed.Drained && !row.State.Final() {
 		by := j.stateOp

@@ -1272,10 +1272,15 @@ func TestTargetConsistency(t *testing.T) {
 			h.expect(invariants.TargetEffectOnce, 5, "document acme:d5:v1 completed (j5) with no effect")
 			h.expect(invariants.TargetConsistency, 5, "the database holds j5, which no insert returned")
 		}},
+		{name: "fails: the database lost the unique option", run: func(h *th) {
+			happy(h)
+			h.snap.Jobs[0].Unique = false
+			h.expect(invariants.TargetConsistency, 1, "the database has j1's kind, args or unique option other than its insert gave", 1)
+		}},
 		{name: "fails: the database has other args than the insert gave", run: func(h *th) {
 			happy(h)
 			h.snap.Jobs[0].Args.Version = 2
-			h.expect(invariants.TargetConsistency, 1, "the database has j1's kind or args other than its insert gave", 1)
+			h.expect(invariants.TargetConsistency, 1, "the database has j1's kind, args or unique option other than its insert gave", 1)
 		}},
 		{name: "fails: the database lost a durable effect", run: func(h *th) {
 			a := happy(h)
