@@ -198,6 +198,33 @@ func TestTargetPartialOrder(t *testing.T) {
 	}
 }
 
+// An insert's line may end after the first lines of its job: a worker
+// fetched it before the client's call returned. In a complete history
+// that order is the queue's, and a violation.
+func TestTargetInsertLineLate(t *testing.T) {
+	ops := []invariants.TargetOp{
+		{Op: target.Op{Seq: 1, T: 20 * tms, Kind: target.OpFetch, Actor: "w1", Job: 1, Attempt: 1}, T0: 15 * tms},
+		{Op: target.Op{Seq: 2, T: 30 * tms, Kind: target.OpInsert, Actor: "client", Job: 1, Kind2: kindDoc, Args: acme("d1"), MaxAttempts: 3, Unique: true}, T0: 5 * tms},
+		{Op: target.Op{Seq: 3, T: 35 * tms, Kind: target.OpInsert, Actor: "client", Job: 1, Kind2: kindDoc, Args: acme("d1"), MaxAttempts: 3, Unique: true,
+			Skipped: true}, T0: 31 * tms},
+	}
+	ops[0], ops[1] = ops[1], ops[0] // given in any order
+	snap := target.Snapshot{Jobs: []target.Job{{ID: 1, Kind: kindDoc, Args: acme("d1"), State: target.Running, Attempt: 1, MaxAttempts: 3, Unique: true}}}
+	feed := invariants.TargetFeed{Recorded: []target.OpKind{target.OpInsert, target.OpRetry}, Policy: basePolicy()}
+	if rep := invariants.CheckTarget(ops, snap, feed); len(rep.Violations) != 0 {
+		t.Errorf("partial: %v, want none", rep.Violations)
+	}
+	var complete []target.Op
+	for _, o := range []int{1, 0, 2} {
+		complete = append(complete, ops[o].Op)
+	}
+	feed.Complete = true
+	rep := invariants.CheckTarget(invariants.CompleteHistory(complete), snap, feed)
+	if len(rep.Violations) == 0 || rep.Violations[0].Message != "fetch by w1 names j1, which no insert returned" {
+		t.Errorf("complete: %v, want the fetch before the insert named", rep.Violations)
+	}
+}
+
 // Exposures come from intervals: a second fetch that ended before the
 // first worker's later op began is an overlap; one whose interval might
 // come after it is not.

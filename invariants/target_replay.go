@@ -89,6 +89,7 @@ type targetChecker struct {
 	txs     map[int]*pendingTx
 	txEnd   map[int]*top           // each transaction's commit or rollback
 	maybeIn map[target.JobID]bool  // jobs a transaction with no recorded end may have inserted
+	insOf   map[target.JobID]*top  // each job's first insert (a partial history's lines may come after the job's first ops)
 	kinds   map[target.OpKind]bool // the op kinds the history has
 	crashed map[string]bool        // actors that died: any write in flight may have lost its line
 	durable []*top                 // effect writes durable by the history
@@ -103,7 +104,7 @@ func newTargetChecker(ops []TargetOp, snap target.Snapshot, feed TargetFeed) *ta
 	c := &targetChecker{feed: feed, pol: feed.Policy, exact: feed.Complete, rows: map[target.JobID]*target.Job{}, snap: snap,
 		jobs: map[target.JobID]*tjob{}, txs: map[int]*pendingTx{}, txEnd: map[int]*top{}, maybeIn: map[target.JobID]bool{},
 		kinds: map[target.OpKind]bool{}, crashed: map[string]bool{}, maybe: map[attemptKey][]*top{}, owner: map[string]*top{},
-		flagged: map[uniquePair]bool{}, noIns: map[target.JobID]bool{}}
+		flagged: map[uniquePair]bool{}, noIns: map[target.JobID]bool{}, insOf: map[target.JobID]*top{}}
 	c.ops = make([]*top, len(ops))
 	for i := range ops {
 		c.ops[i] = &top{Op: ops[i].Op, t0: ops[i].T0}
@@ -122,8 +123,14 @@ func newTargetChecker(ops []TargetOp, snap target.Snapshot, feed TargetFeed) *ta
 		}
 	}
 	for _, o := range c.ops {
-		if o.Kind == target.OpInsert && o.Tx != 0 && c.txEnd[o.Tx] == nil && !c.exact {
+		if o.Kind != target.OpInsert || o.Skipped {
+			continue
+		}
+		switch end := c.txEnd[o.Tx]; {
+		case o.Tx != 0 && end == nil && !c.exact:
 			c.maybeIn[o.Job] = true
+		case (o.Tx == 0 || end != nil && end.Kind == target.OpCommit) && c.insOf[o.Job] == nil:
+			c.insOf[o.Job] = o
 		}
 	}
 	for i := range snap.Jobs {
@@ -282,6 +289,12 @@ func (c *targetChecker) job(id target.JobID, o *top) *tjob {
 	if j := c.jobs[id]; j != nil {
 		return j
 	}
+	if ins := c.insOf[id]; ins != nil && !c.exact {
+		// The insert's line ended after this op's: the call returned the
+		// job after a worker had it.
+		c.insert(ins)
+		return c.jobs[id]
+	}
 	row := c.rows[id]
 	if c.feed.recorded(target.OpInsert) && !c.maybeIn[id] || row == nil {
 		what := "which no insert returned"
@@ -341,7 +354,7 @@ func (c *targetChecker) insert(o *top) {
 		return
 	}
 	if prev := c.jobs[o.Job]; prev != nil {
-		if prev.inserted != nil {
+		if prev.inserted != nil && prev.inserted != o {
 			c.add(TargetConsistency, o.Job, fmt.Sprintf("an insert returned j%d, which an earlier insert created", o.Job), prev.inserted, o)
 		}
 		return
@@ -366,6 +379,10 @@ func (c *targetChecker) insert(o *top) {
 // its kind and args, inserted unique, that holds them.
 func (c *targetChecker) skipped(o *top) {
 	j := c.jobs[o.Job]
+	if ins := c.insOf[o.Job]; j == nil && ins != nil && !c.exact {
+		c.insert(ins) // the first insert's line ended after this one's
+		j = c.jobs[o.Job]
+	}
 	if j == nil {
 		if row := c.rows[o.Job]; row != nil && !c.feed.recorded(target.OpInsert) {
 			j = c.follow(row)
