@@ -63,6 +63,24 @@
 // a.T1 < b.T0 otherwise. The checks are the [StoreCheck] values, listed
 // by [StoreChecks]; their violations carry its name (store-...).
 //
+// # Target checks: one oracle for every queue and every mode
+//
+// [CheckTarget] checks a queue durasim does not own ([target.Queue]) the
+// same way: the ops its actors recorded ([TargetOp], each with the
+// interval the queue performed it in) and the state read back
+// ([target.Snapshot]). A [TargetFeed] says what the history guarantees
+// (Complete, as targetsim's sweep gives it, or partial, as real
+// processes write it: Recorded kinds never missing, the Outcomes its
+// handlers may report) and what the queue promises: its declared
+// [target.Policy], from which every rule the checks apply is read (how
+// attempts and errors count on a snooze, a rescue, an operator's retry;
+// which states hold a unique key; what a transactional completion of a
+// job no longer running does; the backoff). Each check is written once;
+// where the history cannot tell (a missing line, two ops whose intervals
+// overlap) it says nothing, and a check the feed cannot support at all
+// (target-retry-timing without the maintenance's writes) is not run
+// ([TargetFeed.Checks]).
+//
 // What a workload expects of its own jobs (a poison document must die
 // with poison_schema, a redriven job must succeed) is not a property of
 // a store: the mode that knows its workload checks that itself.

@@ -18,7 +18,7 @@ import (
 // operatorLog is what the checker keeps of operator actions.
 type operatorLog struct {
 	redrive     bucket
-	redrives    []redriveRec
+	redrives    []redriveEntry
 	reprocesses []reprocessRec
 }
 
@@ -29,7 +29,7 @@ func (l *operatorLog) reset(c model.BucketConfig) {
 	l.reprocesses = reuse.Slice(l.reprocesses)
 }
 
-type redriveRec struct {
+type redriveEntry struct {
 	seq uint64
 	job model.JobID
 }
@@ -65,7 +65,7 @@ func (s *Suite) redrive(e *model.Event, j *job) {
 		s.report(OperatorActions, e.Job, fmt.Sprintf("redrive of %v beyond the limit of %d per %s",
 			e.Job, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
 	}
-	s.ops.redrives = append(s.ops.redrives, redriveRec{seq: e.Seq, job: e.Job})
+	s.ops.redrives = append(s.ops.redrives, redriveEntry{seq: e.Seq, job: e.Job})
 }
 
 // reprocess checks an accepted reprocess.

@@ -162,7 +162,7 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 	// River's soft stop, with no limit: every handler call is bound to the
 	// job's context, so a job ends by its JobTimeout. (A hard stop would
 	// cancel the jobs, and River would make them available with their
-	// attempt given back, which the checks' NoSnooze excludes; the
+	// attempt given back, which the checks' feed excludes; the
 	// orchestrator SIGKILLs a child that does not stop in time.)
 	return client.Stop(context.Background())
 }

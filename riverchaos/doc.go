@@ -3,8 +3,8 @@
 // executor, completer, leader election, rescuer and scheduler as they
 // ship) in child processes on PostgreSQL, SIGKILLed at named points of
 // the handler, frozen (SIGSTOP) past RescueStuckJobsAfter, restarted, and
-// checked from the children's histories and the database with the partial
-// target checks ([invariants.CheckTargetPartial]).
+// checked from the children's histories and the database with the target
+// checks fed a partial history ([invariants.CheckTarget]).
 //
 // `durasim chaos -target river` runs it ([Run]); `durasim river-worker`
 // is one child ([RunChild]). It is a workload on package crash's
@@ -79,10 +79,11 @@
 // expired) and kills; the orchestrator's client appends the inserts and
 // the freezes. The lines become [target.Op]s in interval order
 // (toOps), the final jobs (River's driver, JobGetByIDMany) and effects a
-// [target.Snapshot], and [invariants.CheckTargetPartial] checks them:
-// [invariants.CheckTarget] needs a complete history in the queue's
-// order, which killed processes cannot give and River's own maintenance
-// does not write. The [Report] prints kills per point, restarts,
+// [target.Snapshot], and [invariants.CheckTarget] checks them under a
+// partial feed: killed processes lose lines and River's own maintenance
+// writes none, so each check uses only what such a history proves (and
+// target-retry-timing, which needs the rescuer's and scheduler's writes,
+// is not run). The [Report] prints kills per point, restarts,
 // freezes, leaders, jobs by final state, effects, exposures, and each
 // check's verdict.
 //

@@ -16,7 +16,7 @@ import (
 // whose COMMIT returned an error has no end, so its writes count as
 // perhaps durable; so does an autocommitted effect whose write returned
 // an error (it gets a transaction of its own, with no end).
-func toOps(lines []Entry, base int64) []invariants.PartialOp {
+func toOps(lines []Entry, base int64) []invariants.TargetOp {
 	lines = slices.Clone(lines)
 	slices.SortStableFunc(lines, func(a, b Entry) int { return cmp.Compare(a.T1, b.T1) })
 	txs := map[procTx]int{}
@@ -30,7 +30,7 @@ func toOps(lines []Entry, base int64) []invariants.PartialOp {
 		}
 		return txs[k]
 	}
-	var out []invariants.PartialOp
+	var out []invariants.TargetOp
 	for _, e := range lines {
 		o, ok := opOf(e)
 		if !ok {
@@ -45,7 +45,7 @@ func toOps(lines []Entry, base int64) []invariants.PartialOp {
 		if t0 == 0 {
 			t0 = e.T1
 		}
-		out = append(out, invariants.PartialOp{Op: o, T0: t0 - base})
+		out = append(out, invariants.TargetOp{Op: o, T0: t0 - base})
 	}
 	return out
 }

@@ -28,9 +28,24 @@
 // returned) and the [Snapshot] read back, and recompute every number a
 // call returned (an attempt, a retry time, a state).
 //
+// # What a queue promises
+//
+// Queues differ in their rules, and the oracles assume none: a queue
+// declares its own as plain data in its [Policy] — its timing (the stuck
+// horizon, the job timeout, when a due retry may be available at once),
+// its retry policy as a formula ([Backoff]), what a snooze, a rescue and
+// an operator's retry do to a job's attempts ([Count], [RescueRule],
+// [RetryRule]), which events record an error, the states in which a
+// unique job holds its args, and what a transactional completion does
+// with a job no longer running ([Completion]). The oracles recompute
+// every call's result by those rules, so a queue that counts a snooze,
+// lets a completed job's args go or fails a stale completion is held to
+// that, and not to River's. [Policy.Validate] refuses a value out of
+// range.
+//
 // # Implementations
 //
 // Package [github.com/durasim/durasim/target/rivertarget] drives River
 // (github.com/riverqueue/river) through its driver API, on SQLite and on
-// PostgreSQL.
+// PostgreSQL, and declares River's rules (rivertarget.Rules).
 package target

@@ -3,6 +3,8 @@ package target
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 )
 
 // Time is virtual time: nanoseconds since the scheduler's epoch
@@ -45,7 +47,12 @@ type Queue interface {
 	Close() error
 }
 
-// Policy is a queue's timing as its client configures it.
+// Policy is what a queue promises: its timing as its client configures
+// it, and the rules by which its calls count a job's attempts and errors
+// and move its state. The oracles of package invariants read every rule
+// from here and assume none, so a queue whose rules differ from another's
+// declares them and is held to its own. Plain data: a queue's Policy
+// prints, compares and validates ([Policy.Validate]).
 type Policy struct {
 	// RescueAfter: a job running longer is stuck, and a rescue pass takes
 	// it back.
@@ -55,12 +62,138 @@ type Policy struct {
 	// that (0: never).
 	JobTimeout Time
 	// AvailableWithin: a retry or snooze due within this span may make
-	// the job available at once (with its scheduled time still ahead).
+	// the job available at once (with its scheduled time still ahead)
+	// instead of retryable or scheduled.
 	AvailableWithin Time
-	// RetryBound is the range of the delay the retry policy gives after a
-	// job's errors-th error.
-	RetryBound func(errors int) (lo, hi Time)
+	// Backoff is the retry policy: the delay after a job's n-th error.
+	Backoff Backoff
+
+	// Snooze is what a snooze does to the attempt it ends. A snooze that
+	// keeps its attempt counted, at the job's last attempt, leaves none:
+	// the job is discarded, as after an error there.
+	Snooze Count
+	// Rescue is what a rescue pass does to a stuck job.
+	Rescue RescueRule
+	// CancelCountsError: a cancel records an error on the row (the
+	// backoff's n counts it).
+	CancelCountsError bool
+	// Retry is what an operator's retry does to a job's attempts.
+	Retry RetryRule
+	// UniqueStates are the states in which a unique job holds its args: a
+	// unique insert of the same kind and args is skipped while one is in
+	// one of them, and may create a job once none is.
+	UniqueStates []State
+	// CompleteNotRunning is what a transactional completion ([Tx.Complete])
+	// does with a job that is no longer running.
+	CompleteNotRunning Completion
 }
+
+// Count is what an event does to the attempt it ends. A fetch counts an
+// attempt; nothing else adds one.
+type Count uint8
+
+// The counts.
+const (
+	AttemptCounted   Count = iota // the attempt stays counted
+	AttemptGivenBack              // the count goes back by one: the next fetch is that attempt again
+	countCount
+)
+
+// RescueRule is what a rescue decides for a stuck job: retryable, due
+// after the backoff's delay for the errors the row then has (0 errors: at
+// once), or, when the stuck attempt stays counted and was the job's
+// last, discarded.
+type RescueRule struct {
+	Attempt     Count // what the rescue does to the stuck attempt
+	CountsError bool  // the rescue records an error on the row
+}
+
+// RetryRule is what an operator's retry ([Conn.Retry]) does to a job's
+// attempts.
+type RetryRule uint8
+
+// The retry rules.
+const (
+	RetryKeepsAttempts  RetryRule = iota // the count and max_attempts as they were
+	RetryAddsAttempt                     // the count kept; a job at (or past) its last attempt gets one more: max_attempts becomes attempt+1
+	RetryResetsAttempts                  // the count starts again from 0; max_attempts as it was
+	retryRuleCount
+)
+
+// Completion is what a transactional completion does with a job that is
+// no longer running (another call took it back, or finished it).
+type Completion uint8
+
+// The completions.
+const (
+	CompletionReturnsRow Completion = iota // the row as it is, no error: the caller must look at its state
+	CompletionFails                        // ErrNotRunning; nothing changes
+	CompletionCompletes                    // completes it all the same, unless it is finished (then the row as it is)
+	completionCount
+)
+
+// Backoff is a retry policy declared as a formula: after a job's n-th
+// error the delay is Base·n^Exponent, at most Cap (0: no cap), within
+// JitterPPM parts per million of it either way, rounded inward to whole
+// milliseconds (a range that holds no whole millisecond: its lower end
+// rounded down). n = 0 (no error yet) is no delay.
+type Backoff struct {
+	Base      Time
+	Exponent  int
+	Cap       Time
+	JitterPPM int64
+}
+
+// Bound is the range of the delay after the n-th error.
+func (b Backoff) Bound(n int) (lo, hi Time) {
+	if n <= 0 || b.Base <= 0 {
+		return 0, 0
+	}
+	limit := b.Cap
+	if limit <= 0 {
+		limit = math.MaxInt64 / 2 / Millisecond * Millisecond
+	}
+	d := min(b.Base, limit)
+	for range b.Exponent {
+		if d > limit/Time(n) {
+			d = limit
+			break
+		}
+		d *= Time(n)
+	}
+	d = min(d, limit)
+	j := d/1_000_000*b.JitterPPM + d%1_000_000*b.JitterPPM/1_000_000
+	lo = (d - j + Millisecond - 1) / Millisecond * Millisecond
+	hi = (d + j) / Millisecond * Millisecond
+	return min(lo, hi), hi
+}
+
+// Validate reports the first rule out of range.
+func (p Policy) Validate() error {
+	switch {
+	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0:
+		return errors.New("policy: rescue-after, job timeout and available-within must not be negative")
+	case p.Backoff.Base < 0 || p.Backoff.Cap < 0 || p.Backoff.Exponent < 0 || p.Backoff.Exponent > 16:
+		return errors.New("policy: backoff base and cap must not be negative, its exponent 0 to 16")
+	case p.Backoff.JitterPPM < 0 || p.Backoff.JitterPPM > 1_000_000:
+		return errors.New("policy: backoff jitter must be 0 to 1000000 ppm")
+	case p.Snooze >= countCount || p.Rescue.Attempt >= countCount:
+		return errors.New("policy: unknown attempt count for a snooze or a rescue")
+	case p.Retry >= retryRuleCount:
+		return errors.New("policy: unknown retry rule")
+	case p.CompleteNotRunning >= completionCount:
+		return errors.New("policy: unknown transactional completion")
+	}
+	for _, s := range p.UniqueStates {
+		if s == StateNone || s >= stateCount {
+			return errors.New("policy: unknown unique state")
+		}
+	}
+	return nil
+}
+
+// Unique reports whether a unique job in state s holds its args.
+func (p Policy) Unique(s State) bool { return slices.Contains(p.UniqueStates, s) }
 
 // Rand is the randomness a queue's client logic may draw.
 type Rand interface {
@@ -108,7 +241,9 @@ type Tx interface {
 	Effect(ctx context.Context, e Effect) (applied bool, err error)
 	// Complete marks a fetched job completed in this transaction, as the
 	// target's transactional completion does, and returns the row the
-	// target returned (its State may not be completed).
+	// target returned; for a job no longer running it does what the
+	// queue's Policy.CompleteNotRunning says (the row may not be
+	// completed, or the error ErrNotRunning).
 	Complete(ctx context.Context, now Time, j Job) (Job, error)
 	// Insert adds a job in this transaction (an outbox row).
 	Insert(ctx context.Context, now Time, r InsertReq) (Inserted, error)
@@ -118,6 +253,10 @@ type Tx interface {
 
 // ErrNotFound is what Retry returns for a job the queue does not have.
 var ErrNotFound = errors.New("target: job not found")
+
+// ErrNotRunning is what a transactional completion returns for a job no
+// longer running, from a queue whose policy says so (CompletionFails).
+var ErrNotRunning = errors.New("target: job not running")
 
 // ErrUniqueConflict is what Retry returns when another live job holds the
 // job's unique args: bringing it back would make two.
@@ -138,7 +277,8 @@ type InsertReq struct {
 	Kind        string
 	Args        Args
 	MaxAttempts int
-	// Unique: one live job per (kind, args), as River's UniqueOpts{ByArgs}.
+	// Unique: one job per (kind, args) in the policy's unique states, as
+	// River's UniqueOpts{ByArgs}.
 	Unique bool
 }
 
@@ -173,7 +313,7 @@ const (
 	Done                // the handler returned nil: complete the job
 	Errored             // the handler returned an error: retry or discard
 	Cancel              // the handler asked to cancel the job (River's JobCancel)
-	Snooze              // the handler asked to run again later, not counting the attempt
+	Snooze              // the handler asked to run again later (Policy.Snooze: whether the attempt counts)
 	outcomeCount
 )
 

@@ -1,6 +1,7 @@
 package targetsim
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/durasim/durasim/boundary"
@@ -103,6 +104,18 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 		return
 	}
 	got, err := tx.Complete(r.ctx, r.now(), w.job)
+	if errors.Is(err, target.ErrNotRunning) {
+		// A queue whose completion of a job no longer running fails
+		// (target.CompletionFails): the handler rolls back and returns
+		// the error.
+		r.record(target.Op{Kind: target.OpComplete, Actor: w.name, Job: w.job.ID, Tx: txID, Err: "not_running"})
+		r.counts.StaleCompletions++
+		r.counts.Rollbacks++
+		r.record(target.Op{Kind: target.OpRollback, Actor: w.name, Job: w.job.ID, Tx: txID, Err: "not_running"})
+		w.report = target.Report{Outcome: target.Errored}
+		w.after(ms, stepReport)
+		return
+	}
 	if err != nil {
 		r.fail("complete in transaction", err)
 		return

@@ -514,9 +514,14 @@ func (r *run) finish() (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: snapshot: %w", r.seed, err)
 	}
-	rep := invariants.CheckTarget(r.ops, snap, invariants.TargetFeed{
-		Drained: true, ExactlyOnce: true, EffectKinds: r.cfg.Design.effectKinds(), Transactional: r.cfg.Design.transactional(),
-		RetryBound: r.pol.RetryBound, AvailableWithin: r.pol.AvailableWithin,
+	if err := r.pol.Validate(); err != nil {
+		return nil, fmt.Errorf("seed %d: %s %w", r.seed, r.q.Name(), err)
+	}
+	// The sweep's history is complete: every call of every actor, in the
+	// order the scheduler ran them.
+	rep := invariants.CheckTarget(invariants.CompleteHistory(r.ops), snap, invariants.TargetFeed{
+		Complete: true, Drained: true, ExactlyOnce: true, EffectKinds: r.cfg.Design.effectKinds(), Transactional: r.cfg.Design.transactional(),
+		Policy: r.pol,
 	})
 	res := &Result{Seed: r.seed, Config: r.cfg, Target: fmt.Sprintf("%s %s on %s", r.q.Name(), r.q.Version(), r.q.Backend()),
 		Hash: r.hash.sum(), Lines: len(r.ops), Violations: rep.Violations, Exposures: rep.Exposures, Swarm: r.swarm,

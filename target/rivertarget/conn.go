@@ -303,23 +303,7 @@ func uniqueViolation(err error) bool {
 // retryDelay is River's default retry policy (attempt⁴ s by the number of
 // errors, ±10%), its jitter drawn from the seed, in whole milliseconds.
 func (q *Queue) retryDelay(errors int) target.Time {
-	lo, hi := RetryBound(errors)
+	lo, hi := DefaultBackoff.Bound(errors)
 	lo, hi = lo/target.Millisecond, hi/target.Millisecond
 	return (lo + q.rand.Int64N(hi-lo+1)) * target.Millisecond
-}
-
-// RetryBound is the range of River's default retry policy after the
-// errors-th error: errors⁴ seconds ±10%, rounded inward to milliseconds
-// (capped at a year: no run lasts that long).
-func RetryBound(errors int) (lo, hi target.Time) {
-	base := int64(1)
-	for range 4 {
-		base *= int64(errors)
-		if base > 365*24*3600 {
-			base = 365 * 24 * 3600
-			break
-		}
-	}
-	ms := base * 1000
-	return (ms - ms/10) * target.Millisecond, (ms + ms/10) * target.Millisecond
 }

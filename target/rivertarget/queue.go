@@ -112,10 +112,46 @@ func Version() string {
 	return "(devel)"
 }
 
-// Policy is River's timing under the queue's settings.
+// Policy is River's rules (Rules) with its timing under the queue's
+// settings and River's default retry policy.
 func (q *Queue) Policy() target.Policy {
-	return target.Policy{RescueAfter: q.cfg.RescueAfter, JobTimeout: q.cfg.JobTimeout, AvailableWithin: q.cfg.SchedulerInterval, RetryBound: RetryBound}
+	p := Rules()
+	p.RescueAfter, p.JobTimeout, p.AvailableWithin = q.cfg.RescueAfter, q.cfg.JobTimeout, q.cfg.SchedulerInterval
+	p.Backoff = DefaultBackoff
+	return p
 }
+
+// Rules are River's rules as the oracles read them, without timing (a
+// client's own settings give that), following the v0.51.2 sources:
+//
+//   - a snooze gives its attempt back (internal/jobexecutor's
+//     reportResult: JobSetStateSnoozed at attempt-1);
+//   - a rescue keeps the stuck attempt counted and records an error; the
+//     job is retried by the retry policy, or discarded at its last
+//     attempt (internal/maintenance/job_rescuer.go, makeRetryDecision);
+//   - a cancel records an error (JobSetStateCancelled carries it);
+//   - an operator's JobRetry keeps the count and gives a job at its last
+//     attempt one more (max_attempts = attempt + 1);
+//   - a unique job holds its args in every state but cancelled and
+//     discarded (UniqueOpts' default states);
+//   - JobCompleteTx returns a job no longer running as it is, without an
+//     error.
+func Rules() target.Policy {
+	return target.Policy{
+		Snooze:            target.AttemptGivenBack,
+		Rescue:            target.RescueRule{Attempt: target.AttemptCounted, CountsError: true},
+		CancelCountsError: true,
+		Retry:             target.RetryAddsAttempt,
+		UniqueStates: []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Pending,
+			target.Completed},
+		CompleteNotRunning: target.CompletionReturnsRow,
+	}
+}
+
+// DefaultBackoff is River's DefaultClientRetryPolicy: errors⁴ seconds
+// ±10% after a job's errors-th error (capped at a year: no run lasts that
+// long).
+var DefaultBackoff = target.Backoff{Base: target.Second, Exponent: 4, Cap: 365 * 24 * 3600 * target.Second, JitterPPM: 100_000}
 
 // Config is the queue's settings.
 func (q *Queue) Config() Config { return q.cfg }
@@ -251,10 +287,12 @@ func uniqueKey(kind string, args []byte) []byte {
 	return sum[:]
 }
 
-// defaultUniqueStates are River's default unique states (every state but
-// cancelled and discarded).
-var defaultUniqueStates = uniquestates.UniqueStatesToBitmask([]rivertype.JobState{rivertype.JobStateAvailable,
-	rivertype.JobStateCompleted, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
-	rivertype.JobStateScheduled})
+// riverUniqueStates are River's default unique states (every state but
+// cancelled and discarded): what the client's insert passes River. Rules
+// declares them apart, so that the two can be held to each other.
+var riverUniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateCompleted, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+var defaultUniqueStates = uniquestates.UniqueStatesToBitmask(riverUniqueStates)
 
 const queueName = "default"

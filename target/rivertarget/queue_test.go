@@ -2,6 +2,7 @@ package rivertarget
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/durasim/durasim/target"
@@ -140,10 +141,121 @@ func TestRescueLeavesACompletedJob(t *testing.T) {
 	}
 }
 
-func TestRetryBound(t *testing.T) {
-	for errors, want := range map[int][2]target.Time{1: {900 * target.Millisecond, 1100 * target.Millisecond}, 2: {14400 * target.Millisecond, 17600 * target.Millisecond}} {
-		if lo, hi := RetryBound(errors); lo != want[0] || hi != want[1] {
-			t.Errorf("RetryBound(%d) = %d, %d; want %v", errors, lo, hi, want)
+// Rules declares what River's SQL does: each rule, driven through the
+// seam, agrees with the declaration.
+func TestRulesAreRiversBehaviour(t *testing.T) {
+	q := openTest(t)
+	rules := Rules()
+	c := q.Conn("w1")
+	now := target.Time(0)
+	at := func() target.Time { now += s; return now }
+	req := func(name string, max int) target.InsertReq {
+		return target.InsertReq{Kind: "doc", Args: target.Args{Tenant: "acme", Doc: name, Version: 1}, MaxAttempts: max, Unique: true}
+	}
+	in := func(name string, max int) target.JobID { return must(c.Insert(ctx, at(), req(name, max)))(t).Job }
+	fetch := func(id target.JobID) target.Job {
+		t.Helper()
+		for _, j := range must(c.Fetch(ctx, at(), 100))(t) {
+			if j.ID == id {
+				return j
+			}
+		}
+		t.Fatalf("j%d not fetched", id)
+		return target.Job{}
+	}
+	report := func(j target.Job, o target.Outcome, snooze target.Time) target.Reported {
+		t.Helper()
+		return must(c.Report(ctx, at(), j, target.Report{Outcome: o, Snooze: snooze}))(t)
+	}
+
+	// A snooze's attempt; a cancel's error; a retry at the last attempt.
+	j := fetch(in("scheduled", 3))
+	if rep := report(j, target.Snooze, 30*s); rep.State != target.Scheduled || (rep.Attempt == j.Attempt-1) != (rules.Snooze == target.AttemptGivenBack) {
+		t.Errorf("snooze of attempt %d: %+v; the rules say %v", j.Attempt, rep, rules.Snooze)
+	}
+	id := in("cancel-retried", 3)
+	report(fetch(id), target.Cancel, 0)
+	must(c.Retry(ctx, at(), id))(t)
+	if j := fetch(id); (j.Errors == 1) != rules.CancelCountsError {
+		t.Errorf("after a cancel and a retry: %d errors; the rules say a cancel counts one: %v", j.Errors, rules.CancelCountsError)
+	}
+	id = in("last", 1)
+	report(fetch(id), target.Errored, 0)
+	if j := must(c.Retry(ctx, at(), id))(t); (j.MaxAttempts == 2) != (rules.Retry == target.RetryAddsAttempt) || j.Attempt != 1 {
+		t.Errorf("a retry at the last attempt: attempt %d of %d; the rules say %v", j.Attempt, j.MaxAttempts, rules.Retry)
+	}
+
+	// A rescue records an error and keeps the attempt; at the last
+	// attempt it discards; a transactional completion of the rescued job
+	// returns its row as it is.
+	for _, max := range []int{2, 1} {
+		id := in(fmt.Sprintf("stuck%d", max), max)
+		held := fetch(id)
+		now += 20 * s
+		var got *target.Rescued
+		for _, r := range must(c.Rescue(ctx, now, must(c.Stuck(ctx, now))(t)))(t) {
+			if r.Job == id {
+				got = &r
+			}
+		}
+		want := target.Retryable
+		if held.Attempt >= max && rules.Rescue.Attempt == target.AttemptCounted {
+			want = target.Discarded
+		}
+		if got == nil || got.State != want {
+			t.Fatalf("rescue of attempt %d of %d: %+v, want %s", held.Attempt, max, got, want)
+		}
+		tx := must(c.Begin(ctx))(t)
+		row, err := tx.Complete(ctx, at(), held)
+		_ = tx.Rollback(ctx)
+		if err != nil || row.State != want || rules.CompleteNotRunning != target.CompletionReturnsRow {
+			t.Errorf("completing the rescued job: %+v, %v; the rules say %v", row, err, rules.CompleteNotRunning)
+		}
+		if want == target.Retryable {
+			now = max64(now, got.ScheduledAt)
+			must(c.Schedule(ctx, now))(t)
+			if j := fetch(id); j.Attempt != held.Attempt+1 || (j.Errors == 1) != rules.Rescue.CountsError {
+				t.Errorf("after a rescue: attempt %d, %d errors; the rules say %+v", j.Attempt, j.Errors, rules.Rescue)
+			}
+		}
+	}
+
+	// Unique states: a job in each state the seam reaches, then its args
+	// inserted again.
+	in("available", 3)
+	fetch(in("running", 3))
+	id = in("retryable", 3)
+	report(fetch(id), target.Errored, 0) // due in 1 s: available at once
+	if rep := report(fetch(id), target.Errored, 0); rep.State != target.Retryable {
+		t.Fatalf("second error: %+v", rep)
+	}
+	report(fetch(in("completed", 3)), target.Done, 0)
+	report(fetch(in("discarded", 1)), target.Errored, 0)
+	report(fetch(in("cancelled", 3)), target.Cancel, 0)
+	for _, st := range []target.State{target.Available, target.Running, target.Retryable, target.Scheduled, target.Completed, target.Discarded,
+		target.Cancelled} {
+		ins := must(c.Insert(ctx, at(), req(st.String(), 3)))(t)
+		if ins.Skipped != rules.Unique(st) {
+			t.Errorf("a unique insert beside a %s job: skipped %v; the rules say %s holds its args: %v", st, ins.Skipped, st, rules.Unique(st))
+		}
+	}
+}
+
+func max64(a, b target.Time) target.Time {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// River's default retry policy, as declared: errors⁴ s ±10%, capped.
+func TestDefaultBackoff(t *testing.T) {
+	const ms = target.Millisecond
+	year := 365 * 24 * 3600 * s
+	for errors, want := range map[int][2]target.Time{0: {0, 0}, 1: {900 * ms, 1100 * ms}, 2: {14400 * ms, 17600 * ms},
+		3: {72900 * ms, 89100 * ms}, 10_000: {year - year/10, year + year/10}} {
+		if lo, hi := DefaultBackoff.Bound(errors); lo != want[0] || hi != want[1] {
+			t.Errorf("DefaultBackoff.Bound(%d) = %d, %d; want %v", errors, lo, hi, want)
 		}
 	}
 }

@@ -1,0 +1,319 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/durasim/durasim/target"
+)
+
+// The calls whose results the queue's policy decides: a handler's
+// transactional completion, a report, the rescuer's two calls, the
+// scheduler's pass and an operator's retry. Each recomputes what the
+// policy says the call must return where the account knows the job's
+// state (a complete feed always; a partial one once the job is known
+// finished), and follows what the queue returned.
+
+// completeCall checks what a transactional completion returned, against
+// the job's state when it was called: completed if it was running, else
+// what the policy says of a job no longer running.
+func (c *targetChecker) completeCall(p *top) {
+	j := c.job(p.Job, p)
+	if j == nil {
+		return
+	}
+	running := c.exact && j.state == target.Running && j.final == nil
+	gone := c.known(j, p) && !(j.state == target.Running && j.final == nil) // no longer running
+	rule := c.pol.CompleteNotRunning
+	switch {
+	case p.Err != "":
+		if running {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d in a transaction failed (%s), though it was running (fetched by %s)",
+				j.id, p.Err, j.stateOp.Actor), j.stateOp, p)
+		} else if gone && rule != target.CompletionFails {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d, %s, in a transaction failed (%s); the policy returns the row", j.id, j.state,
+				p.Err), j.stateOp, p)
+		}
+	case p.State != target.Completed:
+		switch {
+		case running:
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d in a transaction returned %s, though it was running (fetched by %s)",
+				j.id, p.State, j.stateOp.Actor), j.stateOp, p)
+		case !gone:
+		case rule == target.CompletionFails:
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d, %s, in a transaction returned it %s, not the error the policy says", j.id,
+				j.state, p.State), j.stateOp, p)
+		case rule == target.CompletionCompletes && !j.state.Final():
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d, %s, in a transaction returned it %s; the policy completes it", j.id,
+				j.state, p.State), j.stateOp, p)
+		case p.State != j.state:
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d in a transaction returned it %s; the history has it %s (%s by %s)", j.id,
+				p.State, j.state, j.stateOp.Kind, j.stateOp.Actor), j.stateOp, p)
+		}
+	case gone && j.final != nil:
+		if j.final.State == target.Completed && rule == target.CompletionFails {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d, completed, in a transaction returned it completed, not the error the policy says",
+				j.id), j.final, p)
+		} // another final state coming back completed: target-final-kept, at the commit
+	case gone && rule != target.CompletionCompletes:
+		c.add(TargetConsistency, j.id, fmt.Sprintf("j%d completed in %s's transaction though the history has it %s", j.id, p.Actor, j.state),
+			j.stateOp, p)
+	}
+}
+
+// completeCommit folds a committed transactional completion: completed
+// means the job is completed from the commit on (by this transaction, or
+// by an earlier call).
+func (c *targetChecker) completeCommit(p, commit *top) {
+	j := c.jobs[p.Job]
+	if j == nil || p.Err != "" || p.State != target.Completed {
+		return
+	}
+	if j.final != nil {
+		if j.final.State != target.Completed && c.leftFinalAt(j, p, commit, "it came back completed from "+p.Actor+"'s transaction") {
+			j.state, j.stateOp = target.Completed, commit
+			j.finish(p, commit)
+		}
+		return // completed before: the row came back as it was
+	}
+	j.state, j.stateOp = target.Completed, commit
+	j.finish(p, commit)
+}
+
+func (c *targetChecker) report(o *top) {
+	j := c.job(o.Job, o)
+	if j == nil {
+		return
+	}
+	h := j.held(o.Actor)
+	if !o.Applied {
+		if c.exact && j.state == target.Running && j.final == nil && j.stateOp.Actor == o.Actor {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("%s's report (%s) on j%d was refused though it still held the job", o.Actor, o.Outcome, j.id),
+				j.stateOp, o)
+		}
+		return
+	}
+	if c.leftFinal(j, o, o.Actor+"'s report changed it to "+o.State.String()) {
+		j.finish(nil, nil)
+		j.state, j.stateOp = o.State, o
+	}
+	if c.exact {
+		if want, ok := c.reportState(j, o, h); !ok {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("%s reported %s on j%d (attempt %d of %d) and the queue made it %s, not %s", o.Actor,
+				o.Outcome, j.id, j.attempt, j.max, o.State, want), o)
+		}
+		if o.Attempt != j.attempt {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("after %s's report j%d is at attempt %d; the history counts %d", o.Actor, j.id, o.Attempt,
+				j.attempt), o)
+		}
+	}
+	j.state, j.stateOp = o.State, o
+	if o.State.Final() {
+		j.finish(o, o)
+	} else {
+		j.visible, j.visOp = o.At, o
+	}
+}
+
+// reportState recomputes what a report must leave the job in, as the
+// policy says (and checks a retry's time within the policy), and reports
+// whether the queue did. A worker decides from the row it fetched: a
+// zombie's report (another worker fetched the job since) counts the
+// errors and the attempt its own fetch saw.
+func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
+	seenErrors, seenAttempt := j.errors, j.attempt
+	if h != nil {
+		seenErrors, seenAttempt = h.errors, h.fetch.Attempt
+	}
+	soon := func(want target.State) bool {
+		return o.State == want || o.State == target.Available && o.At-o.T <= c.pol.AvailableWithin
+	}
+	switch o.Outcome {
+	case target.Done:
+		return "completed", o.State == target.Completed
+	case target.Cancel:
+		if c.pol.CancelCountsError {
+			j.errors++
+		}
+		return "cancelled", o.State == target.Cancelled
+	case target.Snooze:
+		if c.pol.Snooze == target.AttemptGivenBack {
+			j.attempt = seenAttempt - 1
+		} else if seenAttempt >= j.max {
+			return "discarded", o.State == target.Discarded // a counted snooze at the last attempt leaves none
+		}
+		c.snoozeDue(j, o, h)
+		return "scheduled", soon(target.Scheduled)
+	case target.Errored:
+		j.errors++
+		if seenAttempt >= j.max {
+			return "discarded", o.State == target.Discarded
+		}
+		if !soon(target.Retryable) {
+			return "retryable", false
+		}
+		c.backoff(j, o, seenErrors+1, "retry")
+		return "retryable", true
+	}
+	return "a known outcome", false
+}
+
+// backoff checks the delay a retry set (o.At from o.T) against the
+// policy's bounds after the n-th error (the zero Backoff declares none).
+func (c *targetChecker) backoff(j *tjob, o *top, n int, what string) {
+	if c.pol.Backoff == (target.Backoff{}) {
+		return
+	}
+	lo, hi := c.pol.Backoff.Bound(n)
+	if d := o.At - o.T; d < lo || d > hi {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d's %s after error %d is due in %s, outside the policy's [%s, %s]", j.id, what, n,
+			target.FormatSeconds(d), target.FormatSeconds(lo), target.FormatSeconds(hi)), o)
+	}
+}
+
+// snoozeDue checks a snooze's time: as long after the report as the
+// handler asked.
+func (c *targetChecker) snoozeDue(j *tjob, o *top, h *hold) {
+	if h == nil || h.work == nil || h.work.Outcome != target.Snooze {
+		return
+	}
+	if want := o.T + h.work.At; o.At != want {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d's snooze is due at %s; its handler asked for %s from the report at %s (%s)", j.id,
+			target.FormatSeconds(o.At), target.FormatSeconds(h.work.At), target.FormatSeconds(o.T), target.FormatSeconds(want)), h.work, o)
+	}
+}
+
+func (c *targetChecker) stuck(o *top) {
+	j := c.job(o.Job, o)
+	if j == nil {
+		return
+	}
+	if c.leftFinal(j, o, "the rescuer found it running") {
+		j.finish(nil, nil)
+		j.state = target.Running
+	} else if c.exact && j.state != target.Running {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the rescuer found j%d running; the history has it %s", j.id, j.state), j.stateOp, o)
+	}
+	if r := c.pol.RescueAfter; r > 0 && o.At > o.T-r {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the rescuer read j%d as stuck at %s, attempted at %s: less than the policy's %s before", j.id,
+			target.FormatSeconds(o.T), target.FormatSeconds(o.At), target.FormatSeconds(r)), o)
+	}
+	j.lastStuck = o
+}
+
+// rescue checks a rescue's decision: retryable after the backoff's delay
+// for the errors the row then has, or discarded when the stuck attempt
+// stays counted and was the job's last.
+func (c *targetChecker) rescue(o *top) {
+	j := c.job(o.Job, o)
+	if j == nil || !o.Applied {
+		return
+	}
+	if c.leftFinal(j, o, "the rescuer changed it to "+o.State.String()) {
+		j.finish(nil, nil)
+	} else if c.exact && j.state == target.Running && j.lastStuck != nil && j.stateOp.pos > j.lastStuck.pos {
+		// Fetched again between the rescuer's read and its write: the
+		// rescue took a job another worker had just claimed.
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the rescuer changed j%d to %s although %s fetched it after the rescuer read it as stuck",
+			j.id, o.State, j.stateOp.Actor), j.lastStuck, j.stateOp, o)
+	}
+	if c.exact {
+		if c.pol.Rescue.CountsError {
+			j.errors++
+		}
+		attempt := j.attempt
+		want := target.Retryable
+		if c.pol.Rescue.Attempt == target.AttemptGivenBack {
+			j.attempt--
+		} else if j.attempt >= j.max {
+			want = target.Discarded
+		}
+		if o.State != want && !(want == target.Retryable && o.State == target.Available && o.At-o.T <= c.pol.AvailableWithin) {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("the rescuer made j%d (attempt %d of %d) %s, not %s", j.id, attempt, j.max, o.State, want), o)
+		} else if !o.State.Final() {
+			c.backoff(j, o, j.errors, "rescue")
+		}
+	}
+	j.state, j.stateOp = o.State, o
+	if o.State.Final() {
+		j.finish(o, o)
+	} else {
+		j.visible, j.visOp = o.At, o
+	}
+}
+
+// schedule checks the scheduler's pass: a retryable or scheduled job made
+// available once due, or discarded because another live job holds its
+// unique args.
+func (c *targetChecker) schedule(o *top) {
+	j := c.job(o.Job, o)
+	if j == nil {
+		return
+	}
+	c.leftFinal(j, o, "the scheduler made it available")
+	if c.exact && j.final == nil && j.state != target.Retryable && j.state != target.Scheduled {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the scheduler made j%d available; the history has it %s", j.id, j.state), j.stateOp, o)
+	}
+	if j.final == nil && j.visOp != nil && o.T < j.visible && c.before(j.visOp, o) {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler made j%d available at %s, before %s, the time %s set", j.id,
+			target.FormatSeconds(o.T), target.FormatSeconds(j.visible), j.visOp.Kind), j.visOp, o)
+	}
+	if o.State == target.Discarded {
+		if _, maybe := c.liveTwin(j, o); !j.unique || maybe == nil {
+			c.add(TargetUnique, j.id, fmt.Sprintf("the scheduler discarded j%d as a unique duplicate, but no other job holds its args", j.id), o)
+		}
+	}
+	j.finish(nil, nil)
+	j.state, j.stateOp = o.State, o
+	if o.State.Final() {
+		j.finish(o, o)
+	}
+}
+
+func (c *targetChecker) retry(o *top) {
+	j := c.job(o.Job, o)
+	if j == nil {
+		return
+	}
+	if o.Err != "" { // refused: nothing changed; a unique conflict needs a job that may hold its args
+		if _, maybe := c.liveTwin(j, o); o.Err == "unique_conflict" && maybe == nil {
+			c.add(TargetUnique, j.id, fmt.Sprintf("an operator's retry of j%d was refused as a unique conflict, but no live job has its args", j.id), o)
+		}
+		return
+	}
+	if twin, _ := c.liveTwin(j, o); j.unique && twin != nil {
+		c.flag(j.id, twin.id)
+		c.add(TargetUnique, j.id, fmt.Sprintf("an operator's retry brought j%d back although j%d, with the same args, is %s", j.id, twin.id, twin.state),
+			twin.stateOp, o)
+	}
+	switch c.pol.Retry {
+	case target.RetryAddsAttempt:
+		if j.attempt >= j.max {
+			j.max = j.attempt + 1
+		}
+	case target.RetryResetsAttempts:
+		j.attempt = 0
+		clear(j.handed)
+	}
+	j.retried = true
+	j.finish(nil, nil)
+	j.state, j.stateOp, j.visible, j.visOp = o.State, o, o.T, o
+}
+
+// liveTwin is another unique job with j's kind and args that certainly
+// holds them at o, and one that may (nil: none).
+func (c *targetChecker) liveTwin(j *tjob, o *top) (certain, maybe *tjob) {
+	for _, id := range c.order {
+		t := c.jobs[id]
+		if t == j || !c.twin(t, j.kind, j.args) {
+			continue
+		}
+		is, may := c.live(t, o)
+		if is && certain == nil {
+			certain = t
+		}
+		if may && maybe == nil {
+			maybe = t
+		}
+	}
+	return certain, maybe
+}
