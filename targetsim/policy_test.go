@@ -52,7 +52,7 @@ func TestQueueWithItsOwnCompletionRule(t *testing.T) {
 	// finds the job retryable, and here fails.
 	stale := cfg
 	stale.Docs, stale.Workers, stale.Swarm = 1, 2, false
-	plan, err := Parse("slow doc=1 attempt=1 for=16s; slow doc=1 attempt=2 for=4s")
+	plan, err := river.Parse("slow doc=1 attempt=1 for=16s; slow doc=1 attempt=2 for=4s")
 	if err != nil {
 		t.Fatal(err)
 	}
