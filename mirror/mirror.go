@@ -48,7 +48,7 @@ type actorConn struct {
 
 var (
 	_ sim.CLIBackend = (*Backend)(nil)
-	_ sim.Checker = (*Backend)(nil)
+	_ sim.Checker    = (*Backend)(nil)
 )
 
 // Option configures a Backend.
