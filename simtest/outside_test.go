@@ -143,6 +143,7 @@ func TestReproduceFromAUsersModule(t *testing.T) {
 	}
 
 	out, code := sh(t, mod, env, fmt.Sprintf("go test -run '^TestMine$/^few_faults$' -sim.seed=%d .", seed))
+	t.Logf("the user's failing sweep:\n%s", out)
 	lines := reproduceLines(out)
 	if code != 1 || len(lines) < 4 {
 		t.Fatalf("the user's sweep: exit %d, reproduce lines %q; want 1 and the go test, run, replay and install lines\n%s", code, lines, out)

@@ -60,12 +60,13 @@ func Seeds(t TB, n int) []uint64 {
 		what = fmt.Sprintf("%d saved failing seed(s) from %s first, then %s", len(saved), failureFile(t), what)
 	}
 	fmt.Fprintf(os.Stderr, "simtest: %s: %s\n", t.Name(), what)
+	out := slices.Clone(saved)
 	for _, s := range fresh {
-		if !slices.Contains(saved, s) {
-			saved = append(saved, s)
+		if !slices.Contains(saved, s) { // the saved seeds only: a few, while fresh may be millions
+			out = append(out, s)
 		}
 	}
-	return saved
+	return out
 }
 
 // rootSeeds derives n seeds (-sim.seeds overrides n) from the root and

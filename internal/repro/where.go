@@ -54,6 +54,8 @@ func selfCLI(p Prog, wd, arg0, exe string, bi *debug.BuildInfo) CLI {
 		return CLI{Command: "go run " + p.Module + "/" + p.Dir + "@" + bi.Main.Version}
 	case !goRun && strings.ContainsRune(arg0, '/'):
 		return CLI{Command: ShellQuote(arg0)}
+	case !goRun:
+		return CLI{Command: p.Name()} // from PATH: the user has it
 	}
 	return CLI{Command: p.Name(), Install: install(p, mainModule(bi), "")}
 }
@@ -82,7 +84,58 @@ func testCLI(p Prog, root, mod string, bi *debug.BuildInfo) CLI {
 			}
 		}
 	}
+	if dep == nil && root != "" {
+		// A test binary's build information lists no dependencies: read
+		// the module's go.mod instead.
+		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+			dep = requirement(string(b), p.Module)
+		}
+	}
 	return CLI{Command: p.Name(), Install: install(p, dep, root)}
+}
+
+// requirement is what go.mod text says of module mod: the version it
+// requires and what replaces it (nil: it does not require mod).
+func requirement(gomod, mod string) *debug.Module {
+	var m, repl *debug.Module
+	block := ""
+	for _, line := range strings.Split(gomod, "\n") {
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		verb := block
+		switch {
+		case f[0] == ")":
+			block = ""
+			continue
+		case (f[0] == "require" || f[0] == "replace") && len(f) == 2 && f[1] == "(":
+			block = f[0]
+			continue
+		case f[0] == "require" || f[0] == "replace":
+			verb, f = f[0], f[1:]
+		}
+		switch {
+		case verb == "require" && len(f) >= 2 && f[0] == mod:
+			m = &debug.Module{Path: mod, Version: f[1]}
+		case verb == "replace" && len(f) >= 3 && f[0] == mod:
+			to := f[2:] // mod => path [version]
+			if f[1] != "=>" && len(f) >= 4 {
+				to = f[3:] // mod version => path [version]
+			}
+			repl = &debug.Module{Path: to[0]}
+			if len(to) > 1 {
+				repl.Version = to[1]
+			}
+		}
+	}
+	if m != nil {
+		m.Replace = repl
+	}
+	return m
 }
 
 // install says how to install p at the version of m (p's module as the
