@@ -2,12 +2,15 @@ package sim_test
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -61,16 +64,7 @@ func perturb(t *testing.T, c *sim.Config, path string) {
 		v.Set(reflect.ValueOf(p))
 	case v.Type() == reflect.TypeFor[sim.Backend]():
 		v.Set(reflect.ValueOf(sim.Backend(&cliStore{})))
-	case v.Kind() == reflect.Bool:
-		v.SetBool(!v.Bool())
-	case v.CanInt():
-		v.SetInt(v.Int() + 1)
-	case v.CanUint():
-		v.SetUint(v.Uint() + 1)
-	case v.Kind() == reflect.String:
-		v.SetString(v.String() + "x")
-	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Int32:
-		v.Set(reflect.ValueOf([]int32{1, 3}))
+	case repro.Change(v):
 	default:
 		t.Fatalf("%s: a %v, which this test cannot change: teach perturb (and the schema in command.go) its kind", path, v.Type())
 	}
@@ -201,5 +195,57 @@ func TestUnflaggedSettingWritesAReproFile(t *testing.T) {
 	}
 	if !strings.Contains(files["seed-9.repro"], "\nMaxFaults 2\n") || !strings.Contains(files["seed-9.repro"], "\nseed 9\n") {
 		t.Errorf("repro file:\n%s", files["seed-9.repro"])
+	}
+}
+
+// endStore disagrees with every final state: a divergence that names no
+// event.
+type endStore struct{ ownStore }
+
+func (*endStore) End(*model.System) error { return errors.New("the store holds nothing") }
+
+// A failure tells one story: the shrunk run's own violation is printed
+// with its event numbers, those events are marked in the counterexample
+// under it, and a backend divergence that names no event still shows the
+// end of the run it happened in.
+func TestFailureTellsOneStory(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  func() sim.Config
+	}{
+		{"no-fencing", func() sim.Config { c := sim.DefaultConfig(); c.Variant = "no-fencing"; return c }},
+		{"divergence at the end", func() sim.Config { c := sim.DefaultConfig(); c.Backend = &endStore{}; return c }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg()
+			var res *sim.Result
+			for seed := uint64(1); res == nil && seed < 200; seed++ {
+				if r, err := sim.Run(cfg, seed); err == nil && r.Failed() {
+					res = r
+				}
+			}
+			if res == nil {
+				t.Fatal("no failing seed")
+			}
+			sh, err := sim.Shrink(cfg, res.Seed, res, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			sim.WriteFailure(&b, cfg, res, sh, nil)
+			out := b.String()
+			shrunk := regexp.MustCompile(`(?m)^  shrunk violation: ` + regexp.QuoteMeta(sh.Invariant) + `: .*$`).FindString(out)
+			_, story, _ := strings.Cut(out, "  counterexample (")
+			story, _, _ = strings.Cut(story, "  reproduce:")
+			events := strings.Count(story, "\n    ") // each event line
+			if shrunk == "" || events == 0 || !strings.Contains(story, "renumbered by the shrink") {
+				t.Fatalf("no shrunk violation or an empty counterexample:\n%s", out)
+			}
+			for _, m := range regexp.MustCompile(`#(\d+)`).FindAllStringSubmatch(shrunk, -1) {
+				if !regexp.MustCompile(`(?m)^    > t=\S+ #` + m[1] + ` `).MatchString(story) {
+					t.Errorf("event #%s of %q is not marked in the counterexample:\n%s", m[1], shrunk, story)
+				}
+			}
+		})
 	}
 }

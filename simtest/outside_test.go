@@ -2,7 +2,6 @@ package simtest_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,15 +81,7 @@ func sh(t *testing.T, dir string, env []string, line string) (string, int) {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return string(out), exit.ExitCode()
-	case err != nil:
-		t.Fatalf("%s: %v", line, err)
-	}
-	return string(out), 0
+	return exitOf(t, cmd)
 }
 
 // reproduceLines are the lines under "reproduce:" of a failure.

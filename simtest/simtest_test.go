@@ -57,13 +57,19 @@ func helper(t *testing.T, dir, mode string, args ...string) (string, int) {
 	cmd := exec.Command(exe, append([]string{"-test.run=^TestHelperProcess$", "-test.v"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	return exitOf(t, cmd)
+}
+
+// exitOf runs cmd and returns its output and exit status.
+func exitOf(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
 		return string(out), exit.ExitCode()
 	case err != nil:
-		t.Fatalf("running the test binary: %v", err)
+		t.Fatalf("%s: %v", cmd, err)
 	}
 	return string(out), 0
 }

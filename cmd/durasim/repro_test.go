@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/sim"
 )
 
@@ -59,12 +59,9 @@ func perturbed(t *testing.T, path string) (sim.Config, bool) {
 		v.SetString("no-fencing")
 	case path == "Only":
 		v.Set(reflect.ValueOf([]int32{2, 5}))
-	case v.Kind() == reflect.Bool:
-		v.SetBool(!v.Bool())
-	case v.CanInt():
-		v.SetInt(v.Int() + 1)
-	case v.Kind() == reflect.Slice:
-		v.Set(reflect.ValueOf([]int32{2}))
+	case v.Kind() == reflect.Struct: // read as one setting (the breaker's spec)
+		return c, repro.Change(v.Field(0))
+	case repro.Change(v):
 	default:
 		return c, false // Backend: opening a store is the backend tests' to check
 	}
@@ -304,5 +301,3 @@ func TestConnectionErrorOnce(t *testing.T) {
 		}
 	}
 }
-
-var _ = slices.Contains[[]string]

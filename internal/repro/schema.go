@@ -414,3 +414,28 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Change sets v, a leaf setting, to another value of its kind — a boolean
+// flipped, a number plus one, a string with an x more, a list of integers
+// [1 3] — for tests that change each setting alone; false for a kind it
+// does not know.
+func Change(v reflect.Value) bool {
+	switch k := v.Kind(); {
+	case k == reflect.Bool:
+		v.SetBool(!v.Bool())
+	case isInt(k):
+		v.SetInt(v.Int() + 1)
+	case isUint(k):
+		v.SetUint(v.Uint() + 1)
+	case k == reflect.String:
+		v.SetString(v.String() + "x")
+	case k == reflect.Slice && (isInt(v.Type().Elem().Kind()) || isUint(v.Type().Elem().Kind())):
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		s.Index(0).Set(reflect.ValueOf(1).Convert(v.Type().Elem()))
+		s.Index(1).Set(reflect.ValueOf(3).Convert(v.Type().Elem()))
+		v.Set(s)
+	default:
+		return false
+	}
+	return true
+}
