@@ -3,14 +3,19 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro
+.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro
 
 all: test
 
 # The CLI as a binary, bin/durasim (with the profile in cmd/durasim/default.pgo).
 # Scripts should call it rather than `go run`, which reports any failure as
 # exit status 1: the binary exits 2 for bad usage, 1 for a violation.
+# It first downloads every module go.mod lists: go build fetches only the
+# modules of the packages it builds, so without this `go vet ./...` (the
+# tests' packages: the browser tests' chromedp among them) fetched more
+# modules later, in the middle of make test.
 build:
+	$(GO) mod download
 	$(GO) build -o bin/durasim ./cmd/durasim
 
 # The test command CI runs (.ci/run): formatting, vet, every package's tests
@@ -19,7 +24,14 @@ build:
 # correct design, every naive variant caught, and every single fault and pair
 # of faults on the small workload. About 6 minutes on 2 cores with warm
 # module and build caches; 25 CPU-minutes from empty ones (see README).
-test: fmt-check vet unit race arch386 sweep mutants exhaustive
+# The preflight runs first: in a second it names every tool the machine
+# lacks (chromium, rsvg-convert, the PostgreSQL server binaries,
+# redis-server) and the command that installs them, .ci/install-deps
+# (which .ci/run runs), instead of failing a test minutes later.
+test: preflight fmt-check vet unit race arch386 sweep mutants exhaustive
+
+preflight:
+	@bash .ci/install-deps --check
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -47,8 +47,8 @@ type actorConn struct {
 }
 
 var (
-	_ sim.Backend = (*Backend)(nil)
-	_ sim.Checker = (*Backend)(nil)
+	_ sim.CLIBackend = (*Backend)(nil)
+	_ sim.Checker    = (*Backend)(nil)
 )
 
 // Option configures a Backend.
@@ -91,6 +91,10 @@ func (b *Backend) Close() error {
 
 // Name implements sim.Backend.
 func (b *Backend) Name() string { return b.name }
+
+// OpenedByName implements sim.CLIBackend: durasim's CLI opens this store
+// by its name (-backend sqlite|postgres), so reproduce commands name it.
+func (*Backend) OpenedByName() {}
 
 // Begin implements sim.Backend: every actor starts with a new connection
 // on an empty database.

@@ -89,8 +89,8 @@ func (c Config) Validate() error {
 	if c.Docs <= 0 {
 		errs = append(errs, fmt.Errorf("docs must be positive (got %d)", c.Docs))
 	}
-	if c.Tenants <= 0 || c.Tenants > int32(len(tenantNames)) {
-		errs = append(errs, fmt.Errorf("tenants must be between 1 and %d (got %d)", len(tenantNames), c.Tenants))
+	if c.Tenants <= 0 || c.Tenants > int32(MaxTenants) {
+		errs = append(errs, fmt.Errorf("tenants must be between 1 and %d (got %d)", MaxTenants, c.Tenants))
 	}
 	for i, d := range c.Only {
 		if d < 1 || d > c.Docs || i > 0 && d <= c.Only[i-1] {

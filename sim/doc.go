@@ -23,8 +23,22 @@
 // Package [github.com/durasim/durasim/simtest] runs sweeps from go test:
 // -sim.seed=N replays one seed, -sim.seeds=N runs N seeds from a random
 // root and prints it; failing seeds are saved under testdata/sim-failures
-// and always run first. [Config.Flags] and [Command] give the durasim
-// command line that reruns a seed.
+// and always run first.
+//
+// # Reproducing a failure
+//
+// Every setting of a [Config] has a flag of the CLI or a key in a repro
+// file: the table in command.go (package internal/repro reads the struct
+// by reflection, nested structs included, and refuses a field of a type
+// with no text form). [Config.Flags] gives the flags of the settings that
+// differ from [DefaultConfig], [Config.Unflagged] those no flag sets,
+// [WriteRepro] and [ReadRepro] the repro file, which holds every setting
+// and the seed. A [Reproducer] prints the commands of a failure as the
+// user runs durasim where they are, writing a repro file where flags
+// cannot say everything; a backend of the user's own (not a
+// [CLIBackend]) gets its go test line only. [WriteFailure] prints the
+// failure's story: the whole run's violations, the shrunk run's own
+// violation with its events marked in its counterexample.
 //
 // # Examples
 //

@@ -15,6 +15,9 @@ import (
 const (
 	MaxWorkers = 100_000
 	MaxDocs    = 1_000_000
+	// MaxTenants is how many tenant ids the workload has (the last at
+	// the edges of seed 000's tenant pattern): Tenants is 1 to it.
+	MaxTenants = len(tenantNames)
 	// MinHeartbeat: a busy worker heartbeats every HeartbeatEvery of its
 	// step, so a nanosecond interval is billions of events per step.
 	MinHeartbeat = model.Millisecond

@@ -69,7 +69,7 @@ func firstUnknownStrategy() model.Strategy {
 func probeEdge(cfg, asked Config, seed uint64, p *pastEdge) error {
 	p.move(&cfg.Model)
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), p.says) || strings.Contains(err.Error(), "\n") {
-		return &EdgeError{Seed: seed, Edge: p.what, Says: p.says, Err: err, Reproduce: Command("run", asked, seed)}
+		return &EdgeError{Seed: seed, Edge: p.what, Says: p.says, Err: err, Config: asked, Reproduce: Command("run", asked, seed)}
 	}
 	return nil
 }
@@ -82,15 +82,16 @@ type EdgeError struct {
 	Edge      string // the setting moved: "lease 0"
 	Says      string // what the refusal must say (on one line: one complaint)
 	Err       error  // Validate's answer; nil: it took the configuration
-	Reproduce string
+	Config    Config // the configuration as the caller gave it
+	Reproduce string // as PanicError.Replay
 }
 
 func (e *EdgeError) Error() string {
 	if e.Err == nil {
-		return fmt.Sprintf("seed %d: its configuration with %s passes Validate: a setting no pipeline can run with must be refused, not run (reproduce: %s)", e.Seed, e.Edge, e.Reproduce)
+		return fmt.Sprintf("seed %d: its configuration with %s passes Validate: a setting no pipeline can run with must be refused, not run (%s)", e.Seed, e.Edge, reproduceHint(e.Reproduce, e.Config))
 	}
 	if strings.Contains(e.Err.Error(), "\n") {
-		return fmt.Sprintf("seed %d: its configuration with %s is refused with more than one complaint: %q (reproduce: %s)", e.Seed, e.Edge, e.Err.Error(), e.Reproduce)
+		return fmt.Sprintf("seed %d: its configuration with %s is refused with more than one complaint: %q (%s)", e.Seed, e.Edge, e.Err.Error(), reproduceHint(e.Reproduce, e.Config))
 	}
-	return fmt.Sprintf("seed %d: its configuration with %s is refused, but the error does not say %q: %v (reproduce: %s)", e.Seed, e.Edge, e.Says, e.Err, e.Reproduce)
+	return fmt.Sprintf("seed %d: its configuration with %s is refused, but the error does not say %q: %v (%s)", e.Seed, e.Edge, e.Says, e.Err, reproduceHint(e.Reproduce, e.Config))
 }

@@ -146,12 +146,27 @@ func NewRunner() *Runner { return &Runner{} }
 type PanicError struct {
 	Seed   uint64
 	Value  any
-	Replay string // the command that replays the seed
+	Config Config // the configuration as the caller gave it
+	// Replay is the command that replays the seed, from the root of
+	// durasim's checkout ([Command]; "" when no flags can: a caller that
+	// knows where the user is sets its own, see [Reproducer]).
+	Replay string
 	Stack  string // where it panicked
 }
 
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("seed %d panicked%s: %v (reproduce: %s)", e.Seed, panicSite(e.Stack), e.Value, e.Replay)
+	return fmt.Sprintf("seed %d panicked%s: %v (%s)", e.Seed, panicSite(e.Stack), e.Value, reproduceHint(e.Replay, e.Config))
+}
+
+// reproduceHint is "reproduce: CMD", or why there is no command to print.
+func reproduceHint(cmd string, cfg Config) string {
+	if cmd != "" {
+		return "reproduce: " + cmd
+	}
+	if _, err := backendName(cfg.Backend); err != nil {
+		return "reproduce with its go test line: " + err.Error()
+	}
+	return "reproduce with its go test line or a repro file: no flag sets " + strings.Join(cfg.Unflagged(), ", ")
 }
 
 // panicSite is " in F (dir/file.go:N)": the frame that panicked, read from
@@ -189,7 +204,7 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 	defer func(asked Config) {
 		if p := recover(); p != nil {
 			rn.r = nil // left half-way: the next seed starts afresh
-			res, err = nil, &PanicError{Seed: seed, Value: p, Replay: Command("replay", asked, seed), Stack: string(debug.Stack())}
+			res, err = nil, &PanicError{Seed: seed, Value: p, Config: asked, Replay: Command("replay", asked, seed), Stack: string(debug.Stack())}
 		}
 	}(cfg)
 	if cfg.Swarm {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/durasim/durasim/faults"
@@ -26,6 +27,11 @@ type Summary struct {
 	ByInvariant  map[string]int // failing seeds per invariant
 	First        *Result        // the first failing seed, if any
 	FailedSeeds  []uint64       // every failing seed, in order
+	// Planned is how many seeds the sweep meant to run (0: Seeds), and
+	// Stopped, when not empty, why it stopped before them all: an
+	// interrupt, or a test's deadline.
+	Planned int
+	Stopped string
 }
 
 // NewSummary returns an empty summary for design.
@@ -107,6 +113,9 @@ func hasStep(d *model.Design, st model.Step) bool {
 // boundary lines if that name is unknown).
 func (s *Summary) Write(w io.Writer, d *model.Design) {
 	fmt.Fprintf(w, "design      %s\n", s.Design)
+	if s.Stopped != "" {
+		fmt.Fprintf(w, "interrupted %s: %d of %d seeds ran, each to its end; the summary is of those\n", s.Stopped, s.Seeds, max(s.Planned, s.Seeds))
+	}
 	fmt.Fprintf(w, "seeds       %d (%d drained)\n", s.Seeds, s.Drained)
 	fmt.Fprintf(w, "events      %d\n", s.Events)
 	fmt.Fprintf(w, "traces      %016x (the seeds' trace hashes, folded in seed order)\n", s.Traces)
@@ -118,6 +127,27 @@ func (s *Summary) Write(w io.Writer, d *model.Design) {
 		s.writeBoundaries(w, d)
 	}
 	fmt.Fprintf(w, "violations  %d seed(s)%s\n", s.Failed, s.invariantLine())
+	if s.Failed > 0 {
+		fmt.Fprintf(w, "failing     %s\n", s.failingLine())
+	}
+}
+
+// listedSeeds is how many failing seeds the summary names.
+const listedSeeds = 20
+
+// failingLine names the failing seeds: all of them, or the first
+// listedSeeds and how many more.
+func (s *Summary) failingLine() string {
+	n := min(len(s.FailedSeeds), listedSeeds)
+	parts := make([]string, n)
+	for i, seed := range s.FailedSeeds[:n] {
+		parts[i] = strconv.FormatUint(seed, 10)
+	}
+	line := strings.Join(parts, " ")
+	if more := len(s.FailedSeeds) - n; more > 0 {
+		line += fmt.Sprintf(" and %d more (the first %d of %d; -json lists them all)", more, n, len(s.FailedSeeds))
+	}
+	return line
 }
 
 func (s *Summary) writeBoundaries(w io.Writer, d *model.Design) {

@@ -15,7 +15,7 @@ import (
 // thirty-three, and every edge of each character class it allows ('a'
 // and 'z', '0' and '9', '-', first and later) — so a run with many
 // tenants shows that the key builder accepts exactly what it must.
-var tenantNames = []string{"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell",
+var tenantNames = [...]string{"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "tyrell",
 	"ab", "z-0a9z", "t0123456789-abcdefghijklmnopqrstu"}
 
 // Doc is one document of the workload. Its Text is the content that must

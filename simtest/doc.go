@@ -23,6 +23,25 @@
 // included), so a failure stays red until it is fixed; commit the file, and
 // delete a line to retire its seed.
 //
+// # Reproducing a failure
+//
+// A failure prints, from the root of the module under test, the go test
+// line that reruns it (-run '^Test$/^sub$' for a subtest, -sim.seed=N)
+// and the durasim commands: go run ./cmd/durasim in durasim's own module,
+// else the installed durasim and how to install the version the module
+// uses (go -C CHECKOUT install ./cmd/durasim where go.mod replaces
+// durasim by a directory). A configuration with a setting no flag sets
+// gets a repro file beside the saved seed,
+// testdata/sim-failures/<test>.seed-N.repro, which the commands read
+// (durasim replay -repro FILE). A store of the user's own gets the go
+// test line only.
+//
+// # The test's deadline
+//
+// [Sweep] stops starting seeds while the test's deadline (go test
+// -timeout) still leaves time to shrink and report a failure, and fails
+// saying how many seeds ran.
+//
 // # The random root, and go test's cache
 //
 // The random root is the only nondeterministic input. Each sweep prints it

@@ -2,6 +2,7 @@ package simtest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/sim"
 )
 
 func failureFile(t TB) string { return testFile(t, "sim-failures") }
@@ -57,6 +61,29 @@ func saveFailure(t TB, seed uint64) {
 	}
 	fmt.Fprintf(f, "%d\n", seed)
 	t.Logf("simtest: saved seed %d to %s; it runs first from now on", seed, path)
+}
+
+// saveRepro writes the repro file of cfg on seed beside the saved
+// failures, testdata/sim-failures/<test>.<name>.repro, and returns its
+// path from the module's root (where the commands printed are run).
+func saveRepro(t TB, name string, cfg sim.Config, seed uint64) (string, error) {
+	path := testFile(t, "sim-failures") + "." + name + ".repro"
+	var b bytes.Buffer
+	notes := []string{
+		fmt.Sprintf("durasim repro file: seed %d of %s, written by simtest beside its saved failing seeds", seed, t.Name()),
+		"replay it with: durasim replay -repro FILE (from the module's root, FILE is " + filepath.ToSlash(filepath.Join(packageDir(), path)) + ")",
+		"go test reruns it with: " + TestCommand(t, seed),
+	}
+	if err := sim.WriteRepro(&b, cfg, seed, repro.Version(sim.CLIProg.Module), notes...); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(filepath.Join(packageDir(), path)), nil
 }
 
 // recordAhead is how far in the future a run record is dated.

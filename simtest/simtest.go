@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/sim"
 )
@@ -57,12 +60,13 @@ func Seeds(t TB, n int) []uint64 {
 		what = fmt.Sprintf("%d saved failing seed(s) from %s first, then %s", len(saved), failureFile(t), what)
 	}
 	fmt.Fprintf(os.Stderr, "simtest: %s: %s\n", t.Name(), what)
+	out := slices.Clone(saved)
 	for _, s := range fresh {
-		if !slices.Contains(saved, s) {
-			saved = append(saved, s)
+		if !slices.Contains(saved, s) { // the saved seeds only: a few, while fresh may be millions
+			out = append(out, s)
 		}
 	}
-	return saved
+	return out
 }
 
 // rootSeeds derives n seeds (-sim.seeds overrides n) from the root and
@@ -115,7 +119,11 @@ func rootSeed(t TB) (root uint64, random bool) {
 }
 
 // Sweep runs cfg on the test's seeds ([Seeds]) and fails on the first
-// seed that violates an invariant ([Fail]).
+// seed that violates an invariant ([Fail]). It honours the test's
+// deadline (go test -timeout) as the CLI honours an interrupt: it stops
+// starting seeds while there is still time to shrink and report a
+// failure, and fails saying how many seeds ran, rather than letting go
+// test kill the binary with nothing said.
 func Sweep(t TB, cfg sim.Config, n int) *sim.Summary {
 	t.Helper()
 	cfg.StopOnViolation = true
@@ -125,10 +133,20 @@ func Sweep(t TB, cfg sim.Config, n int) *sim.Summary {
 		return sum
 	}
 	rn := sim.NewRunner()
-	for _, seed := range Seeds(t, n) {
+	seeds := Seeds(t, n)
+	sum.Planned = len(seeds)
+	start := time.Now()
+	for i, seed := range seeds {
+		if i > 0 && nearDeadline(t, time.Since(start)/time.Duration(i)) {
+			sum.Stopped = "by the test's deadline (go test -timeout)"
+			var b bytes.Buffer
+			sum.Write(&b, nil)
+			t.Fatalf("simtest: stopped %s after %d of %d seeds, none failing; raise -timeout or lower -sim.seeds:\n%s", sum.Stopped, sum.Seeds, len(seeds), b.String())
+			return sum
+		}
 		res, err := rn.Run(cfg, seed)
 		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
+			runError(t, cfg, seed, err)
 			return sum
 		}
 		sum.Add(res)
@@ -140,11 +158,57 @@ func Sweep(t TB, cfg sim.Config, n int) *sim.Summary {
 	return sum
 }
 
+// deadlineTB is a TB with a deadline (*testing.T's).
+type deadlineTB interface {
+	Deadline() (time.Time, bool)
+}
+
+// nearDeadline reports whether t's deadline leaves too little time to run
+// one more seed and, should it fail, shrink it (at most shrinkRuns runs of
+// about perSeed each) and report it.
+func nearDeadline(t TB, perSeed time.Duration) bool {
+	d, ok := t.(deadlineTB)
+	if !ok {
+		return false
+	}
+	end, ok := d.Deadline()
+	return ok && time.Until(end) < deadlineMargin+shrinkRuns*perSeed
+}
+
+// The time Sweep keeps before the test's deadline: the shrinker's runs
+// (its default budget) at the sweep's pace, and a margin for printing.
+const (
+	shrinkRuns     = 2000
+	deadlineMargin = 2 * time.Second
+)
+
+// runError fails the test on a seed whose run returned an error: a panic
+// or a setting past its edge Validate took is a failure found, saved
+// and reproduced like a violation; any other error is the configuration's.
+func runError(t TB, cfg sim.Config, seed uint64, err error) {
+	t.Helper()
+	pe, isPanic := errors.AsType[*sim.PanicError](err)
+	ee, isEdge := errors.AsType[*sim.EdgeError](err)
+	if !isPanic && !isEdge {
+		t.Fatalf("seed %d: %v", seed, err)
+		return
+	}
+	saveFailure(t, seed)
+	rp := reproducer(t, seed)
+	line, _ := rp.Line("run", fmt.Sprintf("seed-%d", seed), cfg, seed)
+	if isPanic {
+		pe.Replay = line
+	} else {
+		ee.Reproduce = line
+	}
+	t.Fatalf("\n%v\n  reproduce:\n    %s\n", err, strings.Join(rp.Lines(cfg, seed, nil), "\n    "))
+}
+
 // Fail reports a failing result: saves the seed under
 // testdata/sim-failures/<test> (commit that file: the seed then runs first
 // on every run of the test until the file is deleted), shrinks it, prints
-// the counterexample and the commands that reproduce it, and fails the
-// test.
+// the counterexample and the commands that reproduce it — a repro file
+// beside the saved seed when a setting has no flag — and fails the test.
 func Fail(t TB, cfg sim.Config, res *sim.Result) {
 	t.Helper()
 	saveFailure(t, res.Seed)
@@ -153,8 +217,21 @@ func Fail(t TB, cfg sim.Config, res *sim.Result) {
 	if err != nil {
 		fmt.Fprintf(&buf, "shrinking failed: %v\n", err)
 	}
-	sim.WriteFailure(&buf, cfg, res, sh, TestCommand(t, res.Seed))
+	sim.WriteFailure(&buf, cfg, res, sh, reproducer(t, res.Seed))
 	t.Fatalf("\n%s", buf.String())
+}
+
+// reproducer prints a failure's commands as from the root of the
+// module under test (go test's package paths are relative to it): the go
+// test line, and durasim's — go run in durasim's own module, else the
+// installed durasim and how to install it at the version the test uses.
+// A repro file goes beside the saved seed.
+func reproducer(t TB, seed uint64) *sim.Reproducer {
+	cli := repro.TestCLI(sim.CLIProg)
+	return &sim.Reproducer{CLI: cli.Command, Install: cli.Install, Test: TestCommand(t, seed),
+		Save: func(name string, cfg sim.Config, seed uint64) (string, error) {
+			return saveRepro(t, name, cfg, seed)
+		}}
 }
 
 // TestCommand is the go test command that replays seed in this test.
@@ -162,13 +239,19 @@ func TestCommand(t TB, seed uint64) string {
 	return fmt.Sprintf("%s -sim.seed=%d", goTestRun(t), seed)
 }
 
-// goTestRun is the go test command that runs just this test.
+// goTestRun is the go test command that runs just this test, subtest
+// included: -run '^Parent$/^Sub$' (each level anchored, as go test
+// splits the pattern at its slashes).
 func goTestRun(t TB) string {
-	name := t.Name()
-	if i := strings.IndexByte(name, '/'); i >= 0 {
-		name = name[:i]
+	levels := strings.Split(t.Name(), "/")
+	for i, l := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
 	}
-	return fmt.Sprintf("go test ./%s -run '^%s$'", packageDir(), regexp.QuoteMeta(name))
+	pkg := "./" + packageDir()
+	if pkg == "./." {
+		pkg = "."
+	}
+	return "go test " + pkg + " -run " + repro.ShellQuote(strings.Join(levels, "/"))
 }
 
 // packageDir is the package's directory relative to the module root.

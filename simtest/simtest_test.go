@@ -37,6 +37,8 @@ func TestHelperProcess(t *testing.T) {
 		simtest.Sweep(t, sim.DefaultConfig(), 5)
 	case "naive":
 		simtest.Sweep(t, naive(), 5)
+	case "deadline":
+		simtest.Sweep(t, sim.DefaultConfig(), 10_000_000)
 	case "no-sweep":
 		t.Log("a test that reads nothing go test tracks")
 	default:
@@ -55,13 +57,19 @@ func helper(t *testing.T, dir, mode string, args ...string) (string, int) {
 	cmd := exec.Command(exe, append([]string{"-test.run=^TestHelperProcess$", "-test.v"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	return exitOf(t, cmd)
+}
+
+// exitOf runs cmd and returns its output and exit status.
+func exitOf(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
 		return string(out), exit.ExitCode()
 	case err != nil:
-		t.Fatalf("running the test binary: %v", err)
+		t.Fatalf("%s: %v", cmd, err)
 	}
 	return string(out), 0
 }
@@ -199,5 +207,17 @@ func TestFailSavesTheSeedOnce(t *testing.T) {
 		strconv.FormatUint(failing, 10) + "\n"
 	if string(b) != want {
 		t.Fatalf("saved file:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// A sweep longer than go test's -timeout stops before the deadline and
+// fails saying how many seeds ran, instead of go test killing the binary
+// with a stack dump and no result.
+func TestSweepHonoursTheDeadline(t *testing.T) {
+	start := time.Now()
+	out, code := helper(t, t.TempDir(), "deadline", "-test.timeout=5s")
+	if code != 1 || strings.Contains(out, "test timed out") || !regexp.MustCompile(`stopped by the test's deadline \(go test -timeout\) after \d+ of 10000000 seeds, none failing`).MatchString(out) ||
+		!strings.Contains(out, "interrupted by the test's deadline") {
+		t.Fatalf("exit %d after %v:\n%s", code, time.Since(start), out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -468,5 +469,14 @@ func withDefaultTimeout(ctx context.Context, d time.Duration) (context.Context, 
 
 // oneLine flattens a driver error so every error we return is one line.
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	// pgx reports each attempt of one connection (sslmode=prefer tries
+	// TLS, then plain text) on its own line: attempts that failed alike
+	// are said once.
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, " ")
 }

@@ -17,10 +17,10 @@ const pgURLEnv = "DURASIM_PG_URL"
 // openBackend opens the SQL store -backend names (nil for memory). The
 // store implements the correct design only, so a naive variant with it is
 // a usage error.
-func (f *simFlags) openBackend(c sim.Config) (_ sim.Backend, err error) {
+func (f *simFlags) openBackend(c sim.Config, name string) (_ sim.Backend, err error) {
 	var b *mirror.Backend
 	url := f.db
-	switch f.backend {
+	switch name {
 	case "memory", "":
 		if f.db != "" || f.scratchDB {
 			return nil, usageErr("-db and -scratch-db need -backend sqlite or postgres")
@@ -38,14 +38,14 @@ func (f *simFlags) openBackend(c sim.Config) (_ sim.Backend, err error) {
 			return nil, usageErr("-backend postgres needs -db URL or $%s", pgURLEnv)
 		}
 	default:
-		return nil, usageErr("invalid -backend %q: want memory, sqlite or postgres", f.backend)
+		return nil, usageErr("invalid -backend %q: want memory, sqlite or postgres", name)
 	}
 	if c.Variant != sim.DefaultConfig().Variant {
-		return nil, usageErr("-backend %s implements the correct design only: drop -variant %s", f.backend, c.Variant)
+		return nil, usageErr("-backend %s implements the correct design only: drop -variant %s", name, c.Variant)
 	}
 	var opts []mirror.Option
 	if f.scratchDB {
-		if f.backend != sqlstore.Postgres {
+		if name != sqlstore.Postgres {
 			return nil, usageErr("-scratch-db needs -backend postgres")
 		}
 		scratch, drop, err := pgtest.Scratch(url)
@@ -59,7 +59,7 @@ func (f *simFlags) openBackend(c sim.Config) (_ sim.Backend, err error) {
 			}
 		}()
 	}
-	b, err = mirror.Open(context.Background(), f.backend, url, opts...)
+	b, err = mirror.Open(context.Background(), name, url, opts...)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -59,28 +60,63 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !f.seedGiven() {
+		// A user who typed `durasim run` alone should know what ran.
+		fmt.Fprintln(stderr, "durasim: no -seed or -seeds: running seed 1 (-seeds 1:1000 sweeps a thousand)")
+	}
 	seeds, err := sw.seeds(rng, cfg, explicit(f.fs, "parallel"), stderr)
 	if err != nil {
 		return err
 	}
 	if *check {
-		return checkDeterminism(cfg, seeds, stdout)
+		return checkDeterminism(cfg, seeds, sw.json, f.reproducer(""), stdout)
 	}
-	return sw.sweep(cfg, seeds, stdout, stderr)
+	return sw.sweep(cfg, seeds, f.reproducer(sw.htmlDir), stdout, stderr)
 }
 
-func checkDeterminism(cfg sim.Config, seeds []uint64, stdout io.Writer) error {
+// determinismLine is the JSON line of run -check-determinism -json for
+// one seed.
+type determinismLine struct {
+	Type          string `json:"type"` // "determinism"
+	Seed          uint64 `json:"seed"`
+	Deterministic bool   `json:"deterministic"`
+	Hash          string `json:"hash"`
+	Line          int    `json:"line,omitempty"`   // the first trace line that differs
+	First         string `json:"first,omitempty"`  // that line in the first run
+	Second        string `json:"second,omitempty"` // and in the second
+	Diff          string `json:"diff,omitempty"`
+	Reproduce     string `json:"reproduce,omitempty"`
+}
+
+func checkDeterminism(cfg sim.Config, seeds []uint64, asJSON bool, rp *sim.Reproducer, stdout io.Writer) error {
+	enc := json.NewEncoder(stdout)
 	for _, seed := range seeds {
 		hash, div, err := sim.CheckDeterminism(cfg, seed)
 		if err != nil {
-			return runErr(err)
+			return runErrAt(err, rp)
 		}
+		l := determinismLine{Type: "determinism", Seed: seed, Deterministic: div == nil, Hash: fmt.Sprintf("%016x", hash)}
 		if div != nil {
+			l.Line, l.First, l.Second, l.Diff = div.Line, div.First, div.Second, div.Diff
+			l.Reproduce, _ = rp.Line("run", "", cfg, seed)
+			if l.Reproduce != "" {
+				l.Reproduce += " -check-determinism"
+			}
+		}
+		switch {
+		case asJSON:
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+		case div != nil:
 			fmt.Fprintf(stdout, "seed %d is NOT deterministic: first diverging line %d\n  run 1: %s\n  run 2: %s\n%s",
 				seed, div.Line, div.First, div.Second, div.Diff)
+		default:
+			fmt.Fprintf(stdout, "seed %d deterministic: two runs, hash %016x\n", seed, hash)
+		}
+		if div != nil {
 			return errViolation
 		}
-		fmt.Fprintf(stdout, "seed %d deterministic: two runs, hash %016x\n", seed, hash)
 	}
 	return nil
 }
@@ -90,7 +126,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return cmdTarget("replay", args, stdout, stderr)
 	}
 	var html string
-	cfg, seed, err := oneSeed("replay", args, stderr, func(fs *flag.FlagSet) {
+	f, cfg, seed, err := oneSeed("replay", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&html, "html", "", "also write the run as an interactive timeline to this HTML file (a failing run: its shrunk counterexample first)")
 	})
 	if err != nil {
@@ -100,10 +136,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err := checkHTMLFile(html); err != nil {
 		return err
 	}
+	rp := f.reproducer("")
 	cfg.KeepTrace = true
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
-		return runErr(err)
+		return runErrAt(err, rp)
 	}
 	for _, line := range res.Trace {
 		fmt.Fprintln(stdout, line)
@@ -113,8 +150,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
 	if html != "" {
-		if err := replayPage(html, cfg, res, stderr); err != nil {
-			return err
+		if err := replayPage(html, cfg, res, rp, stderr); err != nil {
+			return afterRun(err, res.Failed(), stderr)
 		}
 	}
 	if res.Failed() {
@@ -127,14 +164,14 @@ func cmdShrink(args []string, stdout, stderr io.Writer) error {
 	if _, ok := targetOf(args); ok {
 		return cmdTarget("shrink", args, stdout, stderr)
 	}
-	cfg, seed, err := oneSeed("shrink", args, stderr)
+	f, cfg, seed, err := oneSeed("shrink", args, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeBackend(cfg)
 	res, err := sim.Run(cfg, seed)
 	if err != nil {
-		return runErr(err)
+		return runErrAt(err, f.reproducer(""))
 	}
 	if !res.Failed() {
 		fmt.Fprintf(stdout, "seed %d violates no invariant: nothing to shrink\n", seed)
@@ -144,7 +181,7 @@ func cmdShrink(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sim.WriteFailure(stdout, cfg, res, sh, "")
+	sim.WriteFailure(stdout, cfg, res, sh, f.reproducer(""))
 	return errViolation
 }
 
@@ -189,21 +226,32 @@ func explicit(fs *flag.FlagSet, name string) bool {
 
 // oneSeed parses the flags of a single-seed command (replay, shrink);
 // extra adds the command's own flags.
-func oneSeed(name string, args []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (sim.Config, uint64, error) {
+func oneSeed(name string, args []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (*simFlags, sim.Config, uint64, error) {
 	f := newSimFlags(name, stderr)
 	for _, add := range extra {
 		add(f.fs)
 	}
 	if err := f.parse(args); err != nil {
-		return sim.Config{}, 0, err
+		return f, sim.Config{}, 0, err
 	}
 	cfg, err := f.config()
 	if err != nil {
-		return cfg, 0, err
+		return f, cfg, 0, err
 	}
 	seed, err := f.requireSeed()
 	if err != nil {
 		closeBackend(cfg)
 	}
-	return cfg, seed, err
+	return f, cfg, seed, err
+}
+
+// afterRun is the status of a command whose run is over when err (writing
+// its output) happened: a violation found is still status 1, with the
+// error said on stderr; otherwise err stands.
+func afterRun(err error, violated bool, stderr io.Writer) error {
+	if !violated {
+		return err
+	}
+	fmt.Fprintf(stderr, "durasim: %s\n", oneLine(err.Error()))
+	return errViolation
 }

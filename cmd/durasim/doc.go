@@ -27,7 +27,17 @@
 // # Exit status
 //
 // 0 when no invariant is violated, 1 when one is (or a scenario's check does
-// not hold), 2 for bad usage or input, with a one-line error.
+// not hold), 2 for bad usage or input, with a one-line error — an output
+// path that cannot be written is found before the first seed runs —, 130
+// for a sweep stopped by SIGINT or SIGTERM, which still prints the summary
+// of the seeds that ran, their failures and pages.
+//
+// # Reproduce commands
+//
+// A failure's commands are printed as the user runs durasim where they
+// are (repro.SelfCLI: go run ./cmd/durasim at the checkout's root, else
+// the binary as they ran it); run, replay and shrink read a repro file
+// (-repro FILE: every setting and the seed) and change it by flag.
 //
 // This is the only package with goroutines (parallel seeds, the benchmark's
 // goroutine runners); every simulation itself is single-threaded.

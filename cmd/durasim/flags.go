@@ -1,17 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/durasim/durasim/faults"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -50,6 +52,12 @@ type simFlags struct {
 	backend     string
 	db          string
 	scratchDB   bool
+	repro       string // -repro FILE
+	// What -repro's file holds: its configuration (with the backend it
+	// names, once opened) and seed; the Reproducer prints commands that
+	// read the file and change what differs by flag.
+	reproCfg  sim.Config
+	reproSeed uint64
 }
 
 func newSimFlags(name string, stderr io.Writer) *simFlags {
@@ -60,7 +68,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.variant, "variant", "correct", "design: correct or a naive variant ("+strings.Join(model.VariantNames(), ", ")+")")
 	f.fs.IntVar(&f.workers, "workers", int(d.Workers), fmt.Sprintf("virtual workers, 1 to %d", sim.MaxWorkers))
 	f.fs.IntVar(&f.docs, "docs", int(d.Docs), fmt.Sprintf("documents in the workload, 1 to %d (and docs × arrival gap at most %s)", sim.MaxDocs, time.Duration(sim.MaxArrivalSpan)))
-	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), "tenants the documents belong to, 1 to 8")
+	f.fs.IntVar(&f.tenants, "tenants", int(d.Tenants), fmt.Sprintf("tenants the documents belong to, 1 to %d (the last ids at the edges of the tenant pattern)", sim.MaxTenants))
 	f.fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	f.fs.StringVar(&f.resubmit, "resubmit", "", "documents (comma-separated 1-based indices) whose client submits them a second time")
 	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
@@ -85,6 +93,10 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.backend, "backend", "memory", "memory, or sqlite or postgres: also run every event against the SQL store in lockstep and fail where it disagrees with the model")
 	f.fs.StringVar(&f.db, "db", "", "database of -backend: sqlite default :memory:, postgres default $"+pgURLEnv)
 	f.fs.BoolVar(&f.scratchDB, "scratch-db", false, "postgres: run in a new database made on -db's server and dropped at the end, so runs can share a server")
+	f.fs.StringVar(&f.repro, "repro", "", "a repro file (written by a failure: its whole configuration and seed); the other flags change settings of it, -seed or -seeds its seed")
+	// -target is taken before the flags are parsed (cmdTarget, target.go);
+	// it is defined here so that -h lists it.
+	f.fs.String("target", "", "test a queue durasim does not own instead of the pipeline model: river (durasim "+name+" -target river -h lists the flags of such a run, -design among them)")
 	return f
 }
 
@@ -92,8 +104,20 @@ func (f *simFlags) withSeeds() {
 	f.fs.StringVar(&f.seeds, "seeds", "", fmt.Sprintf("seed range A:B (inclusive), at most %d seeds per process after -shard", maxSeeds))
 }
 
-// parse parses args; a parse error is a usage error (status 2).
-func (f *simFlags) parse(args []string) error { return parseFlags(f.fs, args, f.stderr) }
+// parse parses args; a parse error is a usage error (status 2). A flag
+// only a -target run has (-design, -rescue-after) says so.
+func (f *simFlags) parse(args []string) error {
+	err := parseFlags(f.fs, args, f.stderr)
+	const undefined = "flag provided but not defined: -"
+	if ee, ok := errors.AsType[*exitError](err); ok && strings.HasPrefix(ee.err.Error(), undefined) {
+		name := strings.TrimPrefix(ee.err.Error(), undefined)
+		verb := strings.TrimPrefix(f.fs.Name(), "durasim ")
+		if newTargetFlags(verb, io.Discard).fs.Lookup(name) != nil {
+			return usageErr("-%s is a flag of a run against a target: durasim %s -target river -%s ... (durasim %s -target river -h lists them; the pipeline's designs are -variant)", name, verb, name, verb)
+		}
+	}
+	return err
+}
 
 // parseFlags parses a command's flags: -h prints the usage line and the
 // flags and exits 0; a bad flag, a bad value or a stray argument is a
@@ -131,74 +155,88 @@ func printHelp(fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(io.Discard)
 }
 
-// config builds and validates the simulation config from the flags.
+// config builds and validates the simulation config: DefaultConfig, or
+// the -repro file's, changed by every flag the command line set through
+// sim.SetFlag — the table that prints the flags of a reproduce command
+// reads them back, so the two cannot disagree.
 func (f *simFlags) config() (sim.Config, error) {
-	c := sim.DefaultConfig()
-	c.Variant, c.Swarm = f.variant, f.swarm
-	if err := f.sizes(&c); err != nil {
+	c, backend := sim.DefaultConfig(), sim.NoBackend
+	if f.repro != "" {
+		var err error
+		if c, f.reproSeed, backend, err = readReproFile(f.repro); err != nil {
+			return c, err
+		}
+		f.reproCfg = c
+	}
+	if err := f.sizes(); err != nil {
 		return c, err
 	}
-	c.Model.Lease, c.Model.HeartbeatEvery = model.Time(f.lease), model.Time(f.heartbeat)
-	c.Model.Retention = model.Time(f.retention)
-	c.Model.Deadline = model.Time(f.deadline)
-	c.Model.TokenBudget = f.tokenBudget
-	strategy, err := model.ParseStrategy(f.backoff)
+	if f.plan != "" && f.planFile != "" {
+		return c, usageErr("give -plan or -plan-file, not both")
+	}
+	var err error
+	set := func(name, text string) {
+		if e := sim.SetFlag(&c, name, text); e != nil && err == nil {
+			err = usageErr("invalid -%s %q: %v", name, text, e)
+		}
+	}
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case err != nil:
+		case fl.Name == "backend":
+			backend = f.backend
+		case fl.Name == "plan" || fl.Name == "plan-file":
+			// One reader and one error form for every system's plans.
+			c.Plan, err = readPlan(faults.Pipeline, f.plan, f.planFile)
+		case slices.Contains(sim.FlagNames(), fl.Name):
+			set(fl.Name, fl.Value.String())
+		}
+	})
 	if err != nil {
-		return c, usageErr("%v", err)
-	}
-	if c.Only, err = parseDocList("only", f.only); err != nil {
-		return c, err
-	}
-	if c.Resubmit, err = parseDocList("resubmit", f.resubmit); err != nil {
-		return c, err
-	}
-	c.Model.Ordered = f.ordered
-	c.ProbeStatus = f.probeStatus
-	c.TryCancelled = f.tryCanceled
-	c.EdgeVersions = f.edgeVers
-	c.ArrivalGap = model.Time(f.arrivalGap)
-	c.Model.Retry.Strategy = strategy
-	c.Model.Retry.Base, c.Model.Retry.Cap = model.Time(f.backoffBase), model.Time(f.backoffCap)
-	if c.Model.Breaker, err = sim.ParseBreakerSpec(f.breaker, c.Model.Breaker); err != nil {
-		return c, usageErr("-breaker: %v", err)
-	}
-	if c.Plan, err = f.readPlan(); err != nil {
 		return c, err
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageErr("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	if c.Backend, err = f.openBackend(c); err != nil {
+	if c.Backend, err = f.openBackend(c, backend); err != nil {
 		return c, err
 	}
+	f.reproCfg.Backend = c.Backend
 	return c, nil
 }
 
-// sizes sets the integer fields from their flags. A value past the
-// field's bound is refused here, before it could wrap around in int32;
-// Validate checks the rest.
-func (f *simFlags) sizes(c *sim.Config) error {
+// readReproFile reads a -repro file: its configuration, seed and the
+// backend it names.
+func readReproFile(name string) (sim.Config, uint64, string, error) {
+	b, err := readSmallFile(name, maxPlanBytes)
+	if err != nil {
+		return sim.Config{}, 0, "", usageErr("-repro: %v", err)
+	}
+	cfg, seed, backend, err := sim.ReadRepro(bytes.NewReader(b), name)
+	if err != nil {
+		return cfg, 0, "", usageErr("-repro: %v", err)
+	}
+	return cfg, seed, backend, nil
+}
+
+// sizes refuses an integer flag past its setting's bound before it could
+// wrap around in int32; Validate checks the rest.
+func (f *simFlags) sizes() error {
 	for _, s := range []struct {
 		name   string
 		v, max int
-		dst    *int32
 	}{
-		{"workers", f.workers, sim.MaxWorkers, &c.Workers},
-		{"docs", f.docs, sim.MaxDocs, &c.Docs},
-		{"tenants", f.tenants, math.MaxInt32, &c.Tenants},
-		{"max-attempts", f.maxAttempts, math.MaxInt32, &c.Model.MaxAttempts},
-		{"reprocess-limit", f.reprocess, math.MaxInt32, &c.Model.Reprocess.Capacity},
+		{"workers", f.workers, sim.MaxWorkers},
+		{"docs", f.docs, sim.MaxDocs},
+		{"tenants", f.tenants, math.MaxInt32},
+		{"max-attempts", f.maxAttempts, math.MaxInt32},
+		{"reprocess-limit", f.reprocess, math.MaxInt32},
 	} {
 		if s.v > s.max || s.v < math.MinInt32 {
 			return usageErr("invalid -%s %d: want at most %d", s.name, s.v, s.max)
 		}
-		*s.dst = int32(s.v)
 	}
 	return nil
-}
-
-func (f *simFlags) readPlan() (faults.Plan, error) {
-	return readPlan(faults.Pipeline, f.plan, f.planFile)
 }
 
 // readPlan reads a plan given as -plan text or as a -plan-file (not both)
@@ -258,9 +296,14 @@ func (f *simFlags) seedRange(def uint64) (seedRange, error) {
 	case f.seed != "":
 		s, err := parseSeed(f.seed)
 		return seedRange{s, s}, err
+	case f.repro != "":
+		return seedRange{f.reproSeed, f.reproSeed}, nil
 	}
 	return seedRange{def, def}, nil
 }
+
+// seedGiven reports whether the command line says which seeds to run.
+func (f *simFlags) seedGiven() bool { return f.seed != "" || f.seeds != "" || f.repro != "" }
 
 func parseSeed(s string) (uint64, error) {
 	v, err := strconv.ParseUint(s, 10, 64)
@@ -311,23 +354,11 @@ func (r seedRange) list(i, n uint64) ([]uint64, error) {
 
 // requireSeed insists on -seed for single-seed commands.
 func (f *simFlags) requireSeed() (uint64, error) {
+	if f.seed == "" && f.repro != "" {
+		return f.reproSeed, nil
+	}
 	if f.seed == "" {
-		return 0, usageErr("-seed is required")
+		return 0, usageErr("-seed is required (or -repro FILE, which holds one)")
 	}
 	return parseSeed(f.seed)
-}
-
-func parseDocList(flag, s string) ([]int32, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int32
-	for _, part := range strings.Split(s, ",") {
-		n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
-		if err != nil || n < 1 {
-			return nil, usageErr("invalid -%s %q: want comma-separated document numbers >= 1", flag, s)
-		}
-		out = append(out, int32(n))
-	}
-	return out, nil
 }

@@ -55,8 +55,12 @@ func TestRunHTML(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"seed-10.html", "seed-3.html", "seed-5.html"}; !slices.Equal(names, want) {
-		t.Errorf("pages %v, want %v (the failing seeds)", names, want)
+	if want := []string{"seed-10.html", "seed-10.repro", "seed-3.html", "seed-3.repro", "seed-5.html", "seed-5.repro"}; !slices.Equal(names, want) {
+		t.Errorf("pages %v, want %v (the failing seeds' pages and repro files)", names, want)
+	}
+	// Each repro file beside a page replays its seed: it fails the same way.
+	if _, stderr, code := cli("replay", "-repro", filepath.Join(pages, "seed-3.repro")); code != 1 || !strings.Contains(stderr, "violation: ") {
+		t.Errorf("replay -repro seed-3.repro: status %d, stderr %q; want 1 and the violation", code, stderr)
 	}
 }
 

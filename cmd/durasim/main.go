@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/durasim/durasim/sim"
@@ -105,6 +106,19 @@ func runErr(err error) error {
 	return usageErr("%v", err)
 }
 
+// runErrAt is runErr for a run whose failures rp reproduces: a panic or
+// an edge error names the command that replays it from where the user is
+// (or says why there is none), not one from the checkout's root.
+func runErrAt(err error, rp *sim.Reproducer) error {
+	if pe, ok := errors.AsType[*sim.PanicError](err); ok {
+		pe.Replay, _ = rp.Line("replay", fmt.Sprintf("seed-%d", pe.Seed), pe.Config, pe.Seed)
+	}
+	if ee, ok := errors.AsType[*sim.EdgeError](err); ok {
+		ee.Reproduce, _ = rp.Line("run", fmt.Sprintf("seed-%d", ee.Seed), ee.Config, ee.Seed)
+	}
+	return runErr(err)
+}
+
 // errViolation means the command ran and found a violation (status 1).
 var errViolation = errors.New("invariant violated")
 
@@ -152,5 +166,16 @@ func status(err error, stderr io.Writer) int {
 	}
 }
 
-// oneLine joins a multi-line error (errors.Join) with "; ".
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+// oneLine joins a multi-line error (errors.Join) with "; ", each line
+// once: a driver that reports every attempt of one connection (pgx:
+// sslmode=prefer tries TLS, then plain text) says a failure they share
+// once.
+func oneLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}

@@ -223,7 +223,7 @@ func mutantRowOf(name string, trials []search) mutantRow {
 	if sh, err := sim.Shrink(cfg, first.Seed, first, 0); err == nil {
 		c := sh.Config
 		row.Shrunk = &sizeJSON{Faults: c.Plan.Len(), Jobs: c.DocCount(), Workers: c.Workers, Events: sh.Result.Events, Plan: c.Plan.OneLine()}
-		row.Reproduce = sim.Command("replay", c, sh.Seed)
+		row.Reproduce, _ = (*simFlags)(nil).reproducer("").Line("replay", "", c, sh.Seed)
 	}
 	return row
 }

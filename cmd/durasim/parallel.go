@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -11,16 +12,21 @@ import (
 // seed on one goroutine, so on its own OS thread while n <= GOMAXPROCS),
 // and hands the results to each in seed order — so whatever n is, each
 // sees the same sequence and the output is the same bytes. It stops at the
-// first error, in seed order.
+// first error, in seed order, and when ctx is done (an interrupt): it
+// starts no more seeds, waits for the running ones and folds none of them
+// in, so the results folded are always the range's first seeds.
 //
 // At most window = 4n seeds are in flight or waiting for an earlier seed,
 // so memory stays bounded however long the range and however slow one
 // seed is.
-func runOrdered(cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) error {
+func runOrdered(ctx context.Context, cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) error {
 	n = min(n, len(seeds))
 	if n <= 1 {
 		rn := sim.NewRunner()
 		for _, s := range seeds {
+			if ctx.Err() != nil {
+				return nil
+			}
 			res, err := rn.Run(cfg, s)
 			if err != nil {
 				return err
@@ -31,7 +37,7 @@ func runOrdered(cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) e
 	}
 	p := newPool(cfg, seeds, n)
 	defer p.stop()
-	return p.collect(each)
+	return p.collect(ctx, each)
 }
 
 // seedDone is one finished seed: its index in the range and its result.
@@ -81,11 +87,16 @@ func (p *pool) work() {
 	}
 }
 
-// collect folds results in seed order.
-func (p *pool) collect(each func(*sim.Result)) error {
+// collect folds results in seed order until ctx is done.
+func (p *pool) collect(ctx context.Context, each func(*sim.Result)) error {
 	ring := make([]*seedDone, p.window)
 	for want := 0; want < len(p.seeds); {
-		d := <-p.out
+		var d seedDone
+		select {
+		case d = <-p.out:
+		case <-ctx.Done():
+			return nil
+		}
 		ring[d.i%p.window] = &d
 		for want < len(p.seeds) {
 			slot := ring[want%p.window]

@@ -50,6 +50,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		list, withRiver = []scenarios.Scenario{s}, false
 	}
+	if err := checkWritableDir(*out); err != nil {
+		return usageErr("invalid -out %q: %v", *out, err) // before minutes of building
+	}
 	start := time.Now()
 	built, river, err := buildAll(list, withRiver)
 	if err != nil {

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
@@ -104,26 +108,35 @@ func parseShard(s string) (i, n uint64, err error) {
 
 // sweep runs every seed, prints the summary (text, or JSON lines) and, for
 // the first failing seed, the shrunk counterexample and the commands that
-// reproduce it. Results are folded in seed order whatever -parallel is.
-func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Writer) error {
+// reproduce it (rp). Results are folded in seed order whatever -parallel
+// is. SIGINT or SIGTERM stops it starting seeds: it prints the summary of
+// the seeds that ran, marked interrupted, with the failures they found,
+// writes their pages and exits 130; a second signal ends it at once.
+func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, rp *sim.Reproducer, stdout, stderr io.Writer) error {
 	cfg.StopOnViolation = true
 	defer sweepGC(len(seeds))()
 	design, _ := model.LookupDesign(cfg.Variant)
 	sum := sim.NewSummary(design.Name)
+	sum.Planned = len(seeds)
 	bar := newProgress(stderr, len(seeds))
 	enc := json.NewEncoder(stdout)
 	picked := sim.SweepRoundTrip() // the seeds the sweep replays at the end
-	err := runOrdered(cfg, seeds, s.parallel, func(res *sim.Result) {
+	intr := onInterrupt()
+	err := runOrdered(intr.ctx, cfg, seeds, s.parallel, func(res *sim.Result) {
 		picked.Add(res)
 		sum.Add(res)
 		if s.json && res.Failed() {
-			_ = enc.Encode(newViolationLine(cfg, design, res))
+			_ = enc.Encode(newViolationLine(cfg, design, res, rp))
 		}
 		bar.add()
 	})
 	bar.finish()
+	if sig := intr.stop(); sig != "" {
+		sum.Stopped = "by " + sig
+		fmt.Fprintf(stderr, "durasim: interrupted by %s after %d of %d seeds: finishing the summary of those (%s again stops at once)\n", sig, sum.Seeds, len(seeds), sig)
+	}
 	if err != nil {
-		return runErr(err)
+		return runErrAt(err, rp)
 	}
 	if err := picked.Verify(cfg); err != nil {
 		return &exitError{code: 1, err: err}
@@ -138,21 +151,77 @@ func (s *sweepFlags) sweep(cfg sim.Config, seeds []uint64, stdout, stderr io.Wri
 			return err
 		}
 	}
-	if err := s.htmlPages(cfg, seeds, sum, sh, stderr); err != nil {
-		return err
-	}
+	pageErr := s.htmlPages(cfg, seeds, sum, sh, rp, stderr)
 	if s.json {
-		if err := enc.Encode(newSummaryLine(sum, design, s.shard, sh)); err != nil {
+		if err := enc.Encode(newSummaryLine(sum, design, s.shard, sh, rp)); err != nil {
 			return err
 		}
 	} else if sum.First != nil {
 		fmt.Fprintln(stdout)
-		sim.WriteFailure(stdout, cfg, sum.First, sh, "")
+		sim.WriteFailure(stdout, cfg, sum.First, sh, rp)
 	}
-	if sum.First != nil {
+	switch {
+	case sum.Stopped != "":
+		if pageErr != nil {
+			fmt.Fprintf(stderr, "durasim: %s\n", oneLine(pageErr.Error()))
+		}
+		return &exitError{code: exitInterrupted, err: errors.New("")}
+	case pageErr != nil:
+		return afterRun(pageErr, sum.First != nil, stderr)
+	case sum.First != nil:
 		return errViolation
 	}
 	return nil
+}
+
+// exitInterrupted is the status of a sweep stopped by a signal (128 +
+// SIGINT's number, as a shell reports a process it interrupted).
+const exitInterrupted = 130
+
+// interrupt is a sweep's watch for SIGINT and SIGTERM: the first cancels
+// ctx; once stop is called, the next one has its default effect.
+type interrupt struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+	got    chan string
+	done   chan struct{}
+}
+
+func onInterrupt() *interrupt {
+	ctx, cancel := context.WithCancel(context.Background())
+	i := &interrupt{ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 1), got: make(chan string, 1), done: make(chan struct{})}
+	signal.Notify(i.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-i.sigs:
+			i.got <- signalName(sig)
+			cancel()
+		case <-i.done:
+		}
+	}()
+	return i
+}
+
+// stop stops watching (a later signal ends the process) and returns the
+// signal that interrupted the sweep ("" if none).
+func (i *interrupt) stop() string {
+	signal.Stop(i.sigs)
+	close(i.done)
+	i.cancel()
+	select {
+	case sig := <-i.got:
+		return sig
+	default:
+		return ""
+	}
+}
+
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
 
 // sweepGC tunes the garbage collector for a run and returns what restores
@@ -196,14 +265,19 @@ type violationLine struct {
 	Violations []string `json:"violations"`
 	Swarm      string   `json:"swarm,omitempty"`  // the seed's swarm options
 	Plan       string   `json:"plan"`             // the faults that took effect, as a one-line plan
-	Reproduce  string   `json:"reproduce"`        // reruns the seed exactly
+	Reproduce  string   `json:"reproduce"`        // reruns the seed exactly ("" when only go test can: see note)
 	Replay     string   `json:"replay,omitempty"` // replays the realized plan with the swarm off
+	Note       string   `json:"note,omitempty"`   // why a command is missing
 }
 
-func newViolationLine(cfg sim.Config, design *model.Design, res *sim.Result) violationLine {
+func newViolationLine(cfg sim.Config, design *model.Design, res *sim.Result, rp *sim.Reproducer) violationLine {
 	l := violationLine{
 		Type: "violation", Seed: res.Seed, Design: design.Name, Swarm: res.Swarm,
-		Plan: res.Realized.OneLine(), Reproduce: sim.Command("run", cfg, res.Seed),
+		Plan: res.Realized.OneLine(),
+	}
+	var err error
+	if l.Reproduce, err = rp.Line("run", fmt.Sprintf("seed-%d", res.Seed), cfg, res.Seed); err != nil {
+		l.Note = err.Error()
 	}
 	for _, v := range res.Violations {
 		l.Violations = append(l.Violations, v.String())
@@ -214,7 +288,7 @@ func newViolationLine(cfg sim.Config, design *model.Design, res *sim.Result) vio
 	if cfg.Swarm {
 		c := res.Config // with the options the swarm drew
 		c.Swarm, c.Plan = false, res.Realized
-		l.Replay = sim.Command("replay", c, res.Seed)
+		l.Replay, _ = rp.Line("replay", fmt.Sprintf("seed-%d-realized", res.Seed), c, res.Seed)
 	}
 	return l
 }
@@ -245,6 +319,12 @@ type summaryLine struct {
 	ByInvariant map[string]int `json:"by_invariant"`
 	FailedSeeds []uint64       `json:"failed_seeds"`
 	Shrunk      *shrunkLine    `json:"shrunk,omitempty"` // the first failing seed, shrunk
+	// Interrupted is the signal that stopped the sweep ("": it ran every
+	// seed); Planned is how many seeds it was to run.
+	Interrupted string `json:"interrupted,omitempty"`
+	Planned     int    `json:"planned"`
+	// Repro lists the repro files written (beside the -html-dir pages).
+	Repro []string `json:"repro,omitempty"`
 }
 
 type shrunkLine struct {
@@ -255,9 +335,10 @@ type shrunkLine struct {
 	Runs      int    `json:"runs"`
 }
 
-func newSummaryLine(sum *sim.Summary, design *model.Design, shard string, sh *sim.Shrunk) summaryLine {
+func newSummaryLine(sum *sim.Summary, design *model.Design, shard string, sh *sim.Shrunk, rp *sim.Reproducer) summaryLine {
 	l := summaryLine{
 		Type: "summary", Design: sum.Design, Shard: shard, Seeds: sum.Seeds, Drained: sum.Drained,
+		Interrupted: strings.TrimPrefix(sum.Stopped, "by "), Planned: max(sum.Planned, sum.Seeds),
 		Failed: sum.Failed, Events: sum.Events, Traces: fmt.Sprintf("%016x", sum.Traces), Faults: map[string]int{}, Boundaries: map[string]int{},
 		Unfaulted: []string{}, ByInvariant: sum.ByInvariant, FailedSeeds: sum.FailedSeeds,
 	}
@@ -274,10 +355,9 @@ func newSummaryLine(sum *sim.Summary, design *model.Design, shard string, sh *si
 		l.Unfaulted = append(l.Unfaulted, b.String())
 	}
 	if sh != nil {
-		l.Shrunk = &shrunkLine{
-			Seed: sh.Seed, Invariant: sh.Invariant, Plan: sh.Config.Plan.OneLine(),
-			Replay: sim.Command("replay", sh.Config, sh.Seed), Runs: sh.Runs,
-		}
+		l.Shrunk = &shrunkLine{Seed: sh.Seed, Invariant: sh.Invariant, Plan: sh.Config.Plan.OneLine(), Runs: sh.Runs}
+		l.Shrunk.Replay, _ = rp.Line("replay", fmt.Sprintf("seed-%d-shrunk", sh.Seed), sh.Config, sh.Seed)
 	}
+	l.Repro = rp.Files()
 	return l
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestRunOrderedStopsAtTheFirstError(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.Workers = 0 // every seed fails validation
 	n := 0
-	err := runOrdered(cfg, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, 3, func(*sim.Result) { n++ })
+	err := runOrdered(context.Background(), cfg, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, 3, func(*sim.Result) { n++ })
 	if err == nil || n != 0 {
 		t.Fatalf("runOrdered on an invalid config: err %v after %d results, want an error and none", err, n)
 	}
