@@ -11,7 +11,7 @@ import (
 // The retry policy, recomputed from the history: after a failure the queue
 // must retry (within the strategy's bound, before the deadline), dead-letter
 // (permanent error, attempts or budget spent) or cancel (the deadline would
-// pass) exactly as DESIGN.md says — with the attempts, tokens and deadline
+// pass) exactly as ARCHITECTURE.md says — with the attempts, tokens and deadline
 // the oracle counted, not the ones the job carries. A lease must wait for
 // the visibility time the last retry or redrive announced.
 

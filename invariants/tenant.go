@@ -130,7 +130,7 @@ func (s *Suite) acceptTenant(e *model.Event, j *job) {
 	}
 }
 
-// checkKeyShape checks an enqueued job's key: DESIGN.md's
+// checkKeyShape checks an enqueued job's key: ARCHITECTURE.md's
 // tenant:document:vN, built from a valid tenant id and the job's version
 // (no code path may build a key without the tenant). The oracle parses the
 // key itself rather than asking the model's key builder.

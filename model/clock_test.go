@@ -9,7 +9,7 @@ import (
 	"github.com/durasim/durasim/scheduler"
 )
 
-// Every clock DESIGN.md names is a model.Clock, and the scheduler's stream
+// Every clock ARCHITECTURE.md names is a model.Clock, and the scheduler's stream
 // is a model.Rand.
 var (
 	_ model.Clock = clock.New()

@@ -87,7 +87,7 @@ type Design struct {
 func Correct() *Design {
 	return &Design{
 		Name:             "correct",
-		Source:           "DESIGN.md",
+		Source:           "ARCHITECTURE.md",
 		Doc:              "the design the course documents argue for",
 		BuildKey:         BuildIdempotencyKey,
 		Commit:           commitDedupe,

@@ -81,7 +81,7 @@ func Stages() []Stage { return []Stage{StageIngest, StageExtract, StageValidate,
 // StageKey is the per-stage effect key: key + ":" + stage.
 func StageKey(key string, s Stage) string { return key + ":" + s.String() }
 
-// State is a job's state (seed 004's states plus cancelled, DESIGN.md).
+// State is a job's state (seed 004's states plus cancelled; ARCHITECTURE.md, "The pipeline model").
 type State uint8
 
 // Job states.

@@ -15,7 +15,7 @@ type Text struct{ PtBR, En string }
 // Seed is one of the course documents the scenarios quote.
 type Seed uint8
 
-// The course documents (DESIGN.md, "Sources for the design").
+// The course documents (ARCHITECTURE.md, "Sources").
 const (
 	Seed000 Seed = iota // chapter 4: durable pipelines
 	Seed003             // dead-letter queues and poison messages
@@ -43,7 +43,7 @@ func (s Seed) Title() Text {
 	}
 }
 
-// Number is how DESIGN.md and the issues call the document ("seed 000").
+// Number is how ARCHITECTURE.md and the issues call the document ("seed 000").
 func (s Seed) Number() string { return [...]string{"000", "003", "004"}[s] }
 
 // Source is where a scenario's claim comes from: the document, the section

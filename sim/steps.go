@@ -68,7 +68,7 @@ func (r *run) startWork(w *worker, now model.Time) {
 	}
 	// The call runs under the job's deadline, as its context would: a call
 	// that would end at or past the deadline (as the design reads it) is cut
-	// there, and the worker reports the third class of error (DESIGN.md:
+	// there, and the worker reports the third class of error (ARCHITECTURE.md:
 	// cancelled, not retried).
 	if r.design.PastDeadline(job, now+latency) {
 		latency = max(job.DeadlineAt-now, 0)

@@ -1,6 +1,6 @@
 package target
 
-// State is a job's state, in River's words (DESIGN.md maps them to the
+// State is a job's state, in River's words (ARCHITECTURE.md maps them to the
 // model's: available is pending, running is leased, retryable is
 // retry_wait; discarded is dead).
 type State uint8

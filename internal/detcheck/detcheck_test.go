@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// coreDirs are the packages DESIGN.md's determinism rule 3 covers;
+// coreDirs are the packages ARCHITECTURE.md's determinism rule 3 covers;
 // timeline is not core but renders byte-stable pages from a history, and
 // mirror replays a seed onto the SQL store in the scheduler's order (a
 // map walked unsorted there would reorder its comparisons): they keep the

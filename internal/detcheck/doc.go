@@ -1,6 +1,6 @@
 // Package detcheck scans Go source for the constructs that would make a
-// durasim run depend on something other than its seed (DESIGN.md,
-// "Determinism rules", rule 3).
+// durasim run depend on something other than its seed (ARCHITECTURE.md,
+// "Determinism", rule 3).
 //
 // # Rules
 //
