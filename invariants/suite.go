@@ -192,6 +192,10 @@ func (s *Suite) Record(e *model.Event) {
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
 	}
+	if !e.OK && e.Code == model.CodeNotFound && j != nil && j.enqueued && e.Kind != model.EvRefused {
+		// (A status query is judged by its asker's tenant: status.)
+		s.disagree(e.Job, fmt.Sprintf("%v %v refused as not_found, but the history has it %v", e.Job, e.Kind, j.state), j.enqSeq, e.Seq)
+	}
 	if !own && (j == nil || !sameString(e.Key, j.key) || !sameString(e.Tenant, j.tenant)) { // (an enqueue gives the job its key)
 		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
 	}
