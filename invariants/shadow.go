@@ -37,6 +37,7 @@ type shadow struct {
 	dlq         dlqRecord   // the last DLQ write
 	readyGen    uint32      // the generation of its live entry in the oracle's ready queue
 	dlqResolved bool        // revived or acked since the last DLQ write
+	pause       uint64      // the last pause of a worker holding it
 	limited     uint64      // the last operator call on it refused, justly, as rate_limited
 	refillAt    model.Time  // when that limit had a token again
 }

@@ -247,6 +247,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		s.lostLease(e, j)
 		s.refusal(e, j)
 	case model.EvAdvance, model.EvAck:
+		s.effectInTime(e, j)
 		s.checkFence(e, j)
 		s.refusal(e, j)
 		s.checkpointed(e, j)
@@ -278,10 +279,12 @@ func (s *Suite) observe(e *model.Event, j *job) {
 func (s *Suite) observeMore(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvCommit:
+		s.effectInTime(e, j)
 		s.commit(e)
 		s.commitDecision(e, j)
 		s.signRow(e)
 	case model.EvDBWrite:
+		s.effectInTime(e, j)
 		s.dbWrite(e)
 		s.wroteDirect(e, j)
 	case model.EvPublish:
@@ -301,12 +304,17 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 		s.dlqWrite(e, j)
 		s.dlqPolicy(e, j)
 	case model.EvExtract:
+		s.workInTime(e, j)
 		s.resumed(e, j)
 		s.extract(e, j)
 	case model.EvWorkFail:
 		s.workFailed(e, j)
 	case model.EvCrash:
 		s.crashed(e, j)
+	case model.EvPause:
+		if j != nil {
+			j.sh.pause = e.Seq
+		}
 	case model.EvRedrive:
 		s.redrive(e, j)
 		s.revive(e, j)
