@@ -17,6 +17,7 @@ import (
 
 // operatorLog is what the checker keeps of operator actions.
 type operatorLog struct {
+	wasted      int // redrives of a job whose failure cause was unchanged
 	redrive     bucket
 	redrives    []redriveRec
 	reprocesses []reprocessRec
@@ -25,6 +26,7 @@ type operatorLog struct {
 // reset empties the log, keeping its storage, with a full redrive bucket.
 func (l *operatorLog) reset(c model.BucketConfig) {
 	l.redrive.reset(c)
+	l.wasted = 0
 	l.redrives = l.redrives[:0]
 	l.reprocesses = reuse.Slice(l.reprocesses)
 }

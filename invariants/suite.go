@@ -157,6 +157,7 @@ func (s *Suite) Finish(f Final) []Violation {
 	s.finishRevived(&out)
 	s.finishBreaker(&out)
 	s.finishConsistency(v, &out)
+	s.finishRecoverable(v, &out)
 	s.finishLiveness(v, &out)
 	v.f = Final{} // the scratch view must not keep the system alive
 	return out
@@ -303,6 +304,9 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 	case model.EvDLQWrite:
 		s.dlqWrite(e, j)
 		s.dlqPolicy(e, j)
+		if j != nil {
+			s.deadAgain(e, j)
+		}
 	case model.EvExtract:
 		s.workInTime(e, j)
 		s.resumed(e, j)
@@ -317,6 +321,7 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 		}
 	case model.EvRedrive:
 		s.redrive(e, j)
+		s.redriveWasted(e, j)
 		s.revive(e, j)
 	case model.EvReprocess:
 		s.reprocess(e, j)
