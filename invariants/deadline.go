@@ -7,13 +7,20 @@ import (
 )
 
 // Deadlines bound running work, not only leases and retries. A stage's
-// work runs under its job's deadline as a call runs under a context's:
-// seed 000 makes deadlineAt "teto absoluto desde a criação do job,
-// independente de quantas tentativas restam", and seed 004 asks a
-// background agent for "limites de tempo, orçamento e autorização iguais
-// aos do fluxo síncrono" — a synchronous call past its time limit returns
-// nothing. The rule, judged from each stage's start and latency (EvExtract)
-// and the calls that follow:
+// work runs under its job's deadline as a call runs under a context's.
+// Seed 000: "deadlineAt - teto absoluto desde a criação do job,
+// independente de quantas tentativas restam. Um job pode ter maxAttempts
+// de sobra e ainda assim ser cancelado se o deadline passou; retries e
+// deadline são dois limites diferentes que atuam juntos." and "Um job cujo
+// deadlineAt já passou é cancelado no momento em que alguém tenta pegá-lo
+// (leaseNext), e cancelamento não entra no mapa de DLQ - não existe
+// caminho de reprocessFromDlq para um job cancelado." Seed 004: "Ele
+// precisa de checkpoint e de limites de tempo, orçamento e autorização
+// iguais aos do fluxo síncrono." A synchronous call past its time limit
+// returns nothing, and a job touched past its deadline is cancelled as one
+// leased past it is. The rule, judged from each stage's start and latency
+// (EvExtract) and the calls that follow (README, "Deadlines bound running
+// work"):
 //
 //   - work that starts at or after the deadline is cut at once: no latency;
 //   - work begun in time runs at most until the deadline: one that would
