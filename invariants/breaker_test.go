@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/durasim/durasim/model"
@@ -67,6 +68,9 @@ func TestBreaker(t *testing.T) {
 	// canary's lease at 30009ms.
 	cutCfg := breakerCfg(1)
 	cutCfg.Model.Deadline = 30009 * ms
+	// j1 has the configured deadline, 30010ms; j2, the canary that closes
+	// the breaker after j1's cut, asked for a minute (its work must end
+	// before its deadline: deadline.go).
 	cutHalfOpen := func() []model.Event {
 		h := halfOpen()
 		for i := range h {
@@ -74,7 +78,13 @@ func TestBreaker(t *testing.T) {
 				h[i].N = cutCfg.Model.Deadline
 			}
 		}
-		return h
+		h[1].N = 60 * sec
+		for i := range h {
+			if h[i].At == 0 {
+				h[i].At = model.Time(i+1) * ms // the times hist gives them, kept past the insert
+			}
+		}
+		return slices.Insert(h, 1, at(ms, askDeadline(2, 60*sec)))
 	}
 	cancelledAnd := func(cut, done model.JobID) Final {
 		f := succeeded(done)
@@ -97,7 +107,7 @@ func TestBreaker(t *testing.T) {
 		{name: "a canary cut at its deadline opens it", cfg: cutCfg,
 			history: cat(cutHalfOpen(), one(at(30009*ms, lease(1, 3, 2)), at(30010*ms, failed(1, 3, model.CodeDeadlineExceeded)),
 				at(30010*ms, breakerTo(model.Open)), at(30010*ms, cancelled(1, 3)))),
-			want: []want{{0, []uint64{9, 13}, "breaker went open with no attempt outcome to cause it"}}},
+			want: []want{{0, []uint64{10, 14}, "breaker went open with no attempt outcome to cause it"}}},
 		// breakerEvent
 		{name: "closed to half-open", cfg: one1,
 			history: one(breakerTo(model.HalfOpen)),

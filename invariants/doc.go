@@ -18,6 +18,10 @@
 // (everything finished, published, applied) are checked by [Suite.Finish],
 // and only when the run reached quiescence: faults stopped and the system
 // drained. A run that did not drain reports each job still live instead.
+// One liveness check runs on every run that reached its quiescence phase,
+// drained or not: a dead job an operator action could bring back is still
+// dead at the end (runbook.go). Whether the simulated operator says it
+// tried a job is no input to any verdict.
 //
 // # The invariants
 //
@@ -31,7 +35,29 @@
 //   - [BoundedRetries]: no lease beyond maxAttempts, after dead or
 //     cancelled (a redrive brings a dead job back), or at or after the
 //     deadline; no retry without an attempt left; every retry delay within
-//     its strategy's bound, computed from the configuration.
+//     its strategy's bound, computed from the configuration. The deadline
+//     bounds running work too (deadline.go): a stage's work starts before
+//     it and ends by it, and nothing of the job is committed, checkpointed
+//     or acked at or after it.
+//
+// # Every limit judged both ways
+//
+// A limit can fail by letting through what it must stop, or by stopping
+// what it must let through. Each is judged in both directions, its state
+// recomputed from the history and the configuration (never the model's
+// counters): the redrive and reprocess token buckets (a call accepted with
+// no token left; a call refused as rate_limited with one left: bucket.go),
+// the attempt ceiling and the token budget (a lease or
+// retry beyond them; a dead letter or an exhaustion at a lease with
+// attempts and budget left), the deadline (a lease, retry or piece of work
+// past it; a cancel, a cut or a deadline_exceeded failure before it or
+// while a retry still fits), the breaker (a lease while it must be open;
+// a lease it refused with a canary slot free), fencing (a stale fence
+// accepted; the current one refused), the status endpoint (an answer to
+// another tenant; not_found to the job's own), idempotency (a second job,
+// event or dedupe under another payload; a conflict for the same payload)
+// and the operator's calls (a cancelled or live job brought back; a dead
+// one refused as not dead, cancelled, not found or an invalid key).
 //   - [Fencing]: no accepted call with a stale fence; fences grow; never two
 //     valid leases on one job.
 //   - [NothingLost]: every accepted job enqueued and finished; every outbox
@@ -44,6 +70,12 @@
 //     (cancelled is terminal); a redrive keeps the key; a reprocess names
 //     its operator and creates the next version; both are rate-limited and
 //     audited.
+//   - [WastedWork]: no two workers pay for one job's work at once; a lease
+//     resumes at the checkpoint; a redrive of a job whose failure cause is
+//     unchanged is counted ([Suite.WastedRedrives]) and, when the job dies
+//     again, reported.
+//   - [Liveness]: a run that did not drain names every reason; on every run,
+//     the dead jobs an operator action could bring back.
 //
 // # Store checks: one set of oracles for every mode
 //

@@ -142,6 +142,8 @@ type finalView struct {
 	known   []bool        // the job was enqueued or is listed in Final.Jobs
 	rows    []bool        // by event id: Final.Rows holds it
 	effects [][model.StageDone]int32
+
+	recoverable int // dead jobs an operator could bring back, reported by finishRecoverable
 }
 
 func (s *Suite) view(f Final) *finalView {
@@ -184,7 +186,7 @@ func (s *Suite) view(f Final) *finalView {
 
 // reset empties the view, zeroing its arrays so they grow back as new.
 func (v *finalView) reset() {
-	v.f = Final{}
+	v.f, v.recoverable = Final{}, 0
 	v.state = reuse.Slice(v.state)
 	v.final = reuse.Slice(v.final)
 	v.known = reuse.Slice(v.known)

@@ -17,6 +17,7 @@ import (
 
 // operatorLog is what the checker keeps of operator actions.
 type operatorLog struct {
+	wasted      int // redrives of a job whose failure cause was unchanged
 	redrive     bucket
 	redrives    []redriveEntry
 	reprocesses []reprocessRec
@@ -25,6 +26,7 @@ type operatorLog struct {
 // reset empties the log, keeping its storage, with a full redrive bucket.
 func (l *operatorLog) reset(c model.BucketConfig) {
 	l.redrive.reset(c)
+	l.wasted = 0
 	l.redrives = l.redrives[:0]
 	l.reprocesses = reuse.Slice(l.reprocesses)
 }
@@ -55,6 +57,7 @@ func (s *Suite) revivable(e *model.Event, j *job) {
 func (s *Suite) redrive(e *model.Event, j *job) {
 	if !e.OK {
 		s.operatorRefusal(e, j)
+		s.limitRefusal(e, j, &s.ops.redrive, "the limit")
 		return
 	}
 	s.revivable(e, j)
@@ -72,6 +75,9 @@ func (s *Suite) redrive(e *model.Event, j *job) {
 func (s *Suite) reprocess(e *model.Event, j *job) {
 	if !e.OK {
 		s.operatorRefusal(e, j)
+		if tenant := s.tenantOf(e, j); e.Code == model.CodeRateLimited {
+			s.limitRefusal(e, j, s.tenantBucket(tenant), "tenant "+tenant+"'s limit")
+		}
 		return
 	}
 	op := operatorOf(e.Text)
@@ -80,15 +86,41 @@ func (s *Suite) reprocess(e *model.Event, j *job) {
 	}
 	s.revivable(e, j)
 	s.newVersion(e, j)
-	tenant := e.Tenant
-	if j != nil && j.enqueued {
-		tenant = j.tenant
-	}
+	tenant := s.tenantOf(e, j)
 	if b := s.tenantBucket(tenant); !b.take(e.At, e.Seq) {
 		s.report(OperatorActions, e.Job, fmt.Sprintf("reprocess of %v beyond tenant %s's limit of %d per %s",
 			e.Job, tenant, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
 	}
 	s.ops.reprocesses = append(s.ops.reprocesses, reprocessRec{seq: e.Seq, old: e.Job, new: e.Other, operator: op})
+}
+
+// tenantOf is the tenant an operator call on j is charged to: the job's,
+// as its enqueue gave it (not the event's), once the job is known.
+func (s *Suite) tenantOf(e *model.Event, j *job) string {
+	if j != nil && j.enqueued {
+		return j.tenant
+	}
+	return e.Tenant
+}
+
+// limitRefusal judges the other direction of a rate limit: a call refused
+// as rate_limited must find the oracle's bucket (b, replayed from the
+// accepted calls' times and the configured capacity and refill) empty. A
+// limiter keyed on the wrong identity, shared among tenants or never
+// refilled refuses with a token left. A justified refusal is kept on the
+// job, with when the next token comes (liveness names it).
+func (s *Suite) limitRefusal(e *model.Event, j *job, b *bucket, limit string) {
+	if e.Code != model.CodeRateLimited {
+		return
+	}
+	if b.free(e.At) {
+		s.report(OperatorActions, e.Job, fmt.Sprintf("%v of %v refused as rate_limited at %s, with a token of %s of %d per %s left",
+			e.Kind, e.Job, millis(e.At), limit, b.cfg.Capacity, millis(b.cfg.Refill)), append(slices.Clip(b.recent()), e.Seq)...)
+		return
+	}
+	if j != nil && j.enqueued && b.limited() {
+		j.sh.limited, j.sh.refillAt = e.Seq, b.nextToken()
+	}
 }
 
 // operatorRefusal checks the reason a redrive or reprocess was refused for
@@ -97,7 +129,7 @@ func (s *Suite) reprocess(e *model.Event, j *job) {
 // operationVersion has no next version to be reprocessed at (an invalid
 // key; refused before the rate limit, after the operator check).
 func (s *Suite) operatorRefusal(e *model.Event, j *job) {
-	if j == nil || !j.enqueued {
+	if j == nil || !j.enqueued || e.Code == model.CodeNotFound { // (a known job refused as not found: Record)
 		return
 	}
 	want := model.CodeNone

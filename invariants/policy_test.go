@@ -257,12 +257,15 @@ func TestPolicyRevive(t *testing.T) {
 	// Ingest committed, the checkpoint at extract, then a permanent failure.
 	atExtract := cat(one(enqueue(1), lease(1, 1, 1), commit(1, ingest, 1), advance(1, 1, extract)), failDead(1, 1, model.CodePermanentError))
 	keeps := cat(atExtract, one(redriveTo(1, extract), lease(1, 2, 1)), fromStage(1, 2, 1, extract), delivered(1, 1))
-	twice := cat(one(enqueue(1), lease(1, 1, 1)), failDead(1, 1, model.CodePermanentError),
+	// Out of attempts (one, in its configuration) and redriven once the
+	// faults stopped, then a permanent failure and a second redrive.
+	twice := cat(one(enqueue(1), lease(1, 1, 1)), exhaust(1, 1), one(phase("quiesce")),
 		from(2*sec, cat(one(redrive(1), lease(1, 2, 1)), failDead(1, 2, model.CodePermanentError))...),
 		from(4*sec, withN(2, redrive(1)), lease(1, 3, 1)), from(5*sec, rest(1, 3, 1)...))
 	runOracle(t, Consistency, []fixture{
 		{name: "a first redrive", history: keeps, final: full(succeeded(1), func(f *Final) { f.Audit = redriveAudit(1).Audit })},
-		{name: "a second redrive", history: twice, final: full(succeeded(1), func(f *Final) { f.Audit = redriveAudit(1, 1).Audit })},
+		{name: "a second redrive", history: twice, final: full(succeeded(1), func(f *Final) { f.Audit = redriveAudit(1, 1).Audit }),
+			cfg: cfgWith(func(c *model.Config) { c.MaxAttempts = 1 })},
 		{name: "a first redrive numbered 2",
 			history: cat(atExtract, one(withN(2, redriveTo(1, extract)))),
 			want:    []want{{1, []uint64{8}, "j1 redrive number 2, the history counts 1"}}},

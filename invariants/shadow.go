@@ -26,17 +26,21 @@ type shadow struct {
 	resume      model.Stage // the checkpoint the current lease resumes from
 	resumeFence uint64      // the lease whose first work must start at resume (0: checked)
 	redrives    int32
-	origin      model.JobID // reprocessed job: the dead job it redoes
-	fail        failure     // the failure a worker reported and the queue has not yet decided
-	failOpen    bool        // that failure's report still awaits the queue's answer (the job's next event)
-	lastCode    model.Code  // the reason of its last failure the queue took: what a status query must answer
-	decided     uint64      // the last policy decision (retry, dead letter, cancel) by a worker
-	revived     uint64      // the last redrive, or the enqueue of a reprocessed job
-	revivedLate bool        // that revival came after the faults stopped
-	excuse      uint64      // a permanent or provider-429 failure since the revival, or a breaker stop that let its deadline pass
-	dlq         dlqRecord   // the last DLQ write
-	readyGen    uint32      // the generation of its live entry in the oracle's ready queue
-	dlqResolved bool        // revived or acked since the last DLQ write
+	origin      model.JobID   // reprocessed job: the dead job it redoes
+	fail        failure       // the failure a worker reported and the queue has not yet decided
+	failOpen    bool          // that failure's report still awaits the queue's answer (the job's next event)
+	lastCode    model.Code    // the reason of its last failure the queue took: what a status query must answer
+	decided     uint64        // the last policy decision (retry, dead letter, cancel) by a worker
+	revived     uint64        // the last redrive, or the enqueue of a reprocessed job
+	revivedLate bool          // that revival came after the faults stopped
+	excuse      uint64        // a permanent or provider-429 failure since the revival, or a breaker stop that let its deadline pass
+	dlq         dlqRecord     // the last DLQ write
+	readyGen    uint32        // the generation of its live entry in the oracle's ready queue
+	dlqResolved bool          // revived or acked since the last DLQ write
+	pause       uint64        // the last pause of a worker holding it
+	wasted      wastedRedrive // its last redrive, if wasted and the job has not ended since
+	limited     uint64        // the last operator call on it refused, justly, as rate_limited
+	refillAt    model.Time    // when that limit had a token again
 }
 
 // failure is a stage failure a worker reported (EvWorkFail).

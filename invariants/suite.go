@@ -157,6 +157,7 @@ func (s *Suite) Finish(f Final) []Violation {
 	s.finishRevived(&out)
 	s.finishBreaker(&out)
 	s.finishConsistency(v, &out)
+	s.finishRecoverable(v, &out)
 	s.finishLiveness(v, &out)
 	v.f = Final{} // the scratch view must not keep the system alive
 	return out
@@ -191,6 +192,10 @@ func (s *Suite) Record(e *model.Event) {
 	}
 	if !e.OK && e.Code == model.CodeNone && refusable(e.Kind) {
 		s.disagree(e.Job, fmt.Sprintf("%v %v refused with no reason code", e.Job, e.Kind), e.Seq)
+	}
+	if !e.OK && e.Code == model.CodeNotFound && j != nil && j.enqueued && e.Kind != model.EvRefused {
+		// (A status query is judged by its asker's tenant: status.)
+		s.disagree(e.Job, fmt.Sprintf("%v %v refused as not_found, but the history has it %v", e.Job, e.Kind, j.state), j.enqSeq, e.Seq)
 	}
 	if !own && (j == nil || !sameString(e.Key, j.key) || !sameString(e.Tenant, j.tenant)) { // (an enqueue gives the job its key)
 		s.noteStrings(e) // a key or tenant other than its job's: kept for the excerpt check
@@ -243,6 +248,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		s.lostLease(e, j)
 		s.refusal(e, j)
 	case model.EvAdvance, model.EvAck:
+		s.effectInTime(e, j)
 		s.checkFence(e, j)
 		s.refusal(e, j)
 		s.checkpointed(e, j)
@@ -274,10 +280,12 @@ func (s *Suite) observe(e *model.Event, j *job) {
 func (s *Suite) observeMore(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvCommit:
+		s.effectInTime(e, j)
 		s.commit(e)
 		s.commitDecision(e, j)
 		s.signRow(e)
 	case model.EvDBWrite:
+		s.effectInTime(e, j)
 		s.dbWrite(e)
 		s.wroteDirect(e, j)
 	case model.EvPublish:
@@ -296,15 +304,24 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 	case model.EvDLQWrite:
 		s.dlqWrite(e, j)
 		s.dlqPolicy(e, j)
+		if j != nil {
+			s.deadAgain(e, j)
+		}
 	case model.EvExtract:
+		s.workInTime(e, j)
 		s.resumed(e, j)
 		s.extract(e, j)
 	case model.EvWorkFail:
 		s.workFailed(e, j)
 	case model.EvCrash:
 		s.crashed(e, j)
+	case model.EvPause:
+		if j != nil {
+			j.sh.pause = e.Seq
+		}
 	case model.EvRedrive:
 		s.redrive(e, j)
+		s.redriveWasted(e, j)
 		s.revive(e, j)
 	case model.EvReprocess:
 		s.reprocess(e, j)

@@ -82,14 +82,19 @@ func carriesResult(k model.EventKind) bool {
 	return false
 }
 
-// status checks that an answered status query was asked by the job's
-// owner.
+// status checks a status query both ways: an answer goes only to the
+// job's owner, and the owner of a job the history holds is never told
+// it was not found (the endpoint's other direction: refusing too much).
 func (s *Suite) status(e *model.Event) {
-	if !e.OK {
-		return
-	}
 	j := s.known(e.Job)
 	if j == nil || !j.enqueued {
+		return
+	}
+	if !e.OK {
+		if e.Code == model.CodeNotFound && e.Tenant != "" && e.Tenant == j.tenant {
+			s.disagree(e.Job, fmt.Sprintf("status of %v answered not_found to its own tenant %s, but the history has it %v",
+				e.Job, e.Tenant, j.state), j.enqSeq, e.Seq)
+		}
 		return
 	}
 	if j.tenant != e.Tenant {

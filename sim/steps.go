@@ -72,7 +72,7 @@ func (r *run) startWork(w *worker, now model.Time) {
 	// cancelled, not retried).
 	if r.design.PastDeadline(job, now+latency) {
 		latency = max(job.DeadlineAt-now, 0)
-		w.workErr = &model.WorkError{Code: model.CodeDeadlineExceeded, Raw: "context deadline exceeded"}
+		w.workErr = deadlineCut()
 	}
 	w.working = true
 	w.busyUntil = now + latency
@@ -141,6 +141,9 @@ func (r *run) finishDead(w *worker) {
 // the same key, which the outbox must absorb.
 func (r *run) stepCommit(w *worker) {
 	job := r.sys.JobRef(w.lease.Job)
+	if r.cutAtDeadline(w, job) {
+		return
+	}
 	_, err := r.sys.CommitResultWithEvent(model.CommitRequest{
 		Actor: r.actor(w), Job: w.lease.Job, Tenant: job.Tenant, Key: job.Key,
 		Stage: w.stage, PayloadHash: job.PayloadHash, Value: w.value,
@@ -162,9 +165,31 @@ func (r *run) stepCommit(w *worker) {
 	r.advance(w, model.AfterCommitBeforeAck)
 }
 
+// cutAtDeadline cuts a commit, checkpoint or ack the worker would make at
+// or after its job's deadline (as the design reads it): the call runs
+// under the job's deadline, as the stage's work does (startWork), so a
+// worker back late — from a pause, a slow step — gets the third class of
+// error, reports it, and the queue cancels the job. Nothing of the job is
+// committed or acked past its deadline (invariants' deadline rule).
+func (r *run) cutAtDeadline(w *worker, job *model.Job) bool {
+	if !r.design.PastDeadline(job, r.now()) {
+		return false
+	}
+	r.fail(w, deadlineCut())
+	return true
+}
+
+// deadlineCut is the error of a call cut at its job's deadline.
+func deadlineCut() *model.WorkError {
+	return &model.WorkError{Code: model.CodeDeadlineExceeded, Raw: "context deadline exceeded"}
+}
+
 // stepAck tells the queue the stage is done: a checkpoint for every stage
 // but the last, the final ack for the last.
 func (r *run) stepAck(w *worker) {
+	if r.cutAtDeadline(w, r.sys.JobRef(w.lease.Job)) {
+		return
+	}
 	var err error
 	call := model.EvAdvance
 	if w.stage == model.StageReview {

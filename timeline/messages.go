@@ -21,8 +21,10 @@ import (
 // In a shape, {} is one word the message quotes as it is (an id, a
 // number, a key, a code), {*} any stretch of text quoted as it is,
 // {field} a field name (fieldNames, translated) and {effects} a list of
-// "jN attempt N by wN" joined by "; " (each item translated). In the
-// Portuguese, {1}, {2}… are the holes in order.
+// "jN attempt N by wN" joined by "; " (each item translated), {dead} a
+// list of dead jobs an operator could bring back, joined by ", " outside
+// parentheses (each item one of deadShapes). In the Portuguese, {1},
+// {2}… are the holes in order.
 
 // messageShapes lists each shape and its Portuguese, in pairs.
 var messageShapes = []string{
@@ -85,7 +87,38 @@ var messageShapes = []string{
 	"document {} completed ({}) with no effect", "o documento {1} foi concluído ({2}) sem efeito",
 	"document {} has {} effects ({effects})", "o documento {1} tem {2} efeitos ({3})",
 	"{} (tenant {}) wrote its effect under key {}, which {} of tenant {} wrote first", "{1} (tenant {2}) gravou seu efeito sob a chave {3}, que {4} do tenant {5} gravou antes",
+	// bounded-retries: the deadline bounds running work
+	"{} stage={} work started at {}, at or after its deadline {}, and ran for {}: work begun past the deadline is cut at once",
+	"{1} stage={2}: o trabalho começou em {3}, no deadline {4} ou depois dele, e durou {5}: trabalho começado depois do deadline é cortado na hora",
+	"{} stage={} work began at {}, before its deadline {}, and ran until {}, past it: the call is cut at the deadline",
+	"{1} stage={2}: o trabalho começou em {3}, antes do deadline {4}, e foi até {5}, depois dele: a chamada é cortada no deadline",
+	"{} stage={} committed by {} at {}, at or after its deadline {}: past its deadline a job's work commits, checkpoints and acks nothing",
+	"{1} stage={2}: commit por {3} em {4}, no deadline {5} ou depois dele: passado o deadline, o trabalho de um job não faz commit, checkpoint nem ack",
+	"{} checkpointed at stage={} by {} at {}, at or after its deadline {}: past its deadline a job's work commits, checkpoints and acks nothing",
+	"{1}: checkpoint em stage={2} por {3} em {4}, no deadline {5} ou depois dele: passado o deadline, o trabalho de um job não faz commit, checkpoint nem ack",
+	"{} acked by {} at {}, at or after its deadline {}: past its deadline a job's work commits, checkpoints and acks nothing",
+	"{1}: ack por {2} em {3}, no deadline {4} ou depois dele: passado o deadline, o trabalho de um job não faz commit, checkpoint nem ack",
+	// liveness and wasted-work: runbooks judged by their outcome
+	"the run ended at {} with {} dead jobs an operator action could bring back, still dead at the end: {dead} and {} more",
+	"a execução terminou em {1} com {2} jobs mortos que uma ação do operador poderia trazer de volta, ainda mortos no fim: {3} e mais {4}",
+	"the run ended at {} with {} dead jobs an operator action could bring back, still dead at the end: {dead}",
+	"a execução terminou em {1} com {2} jobs mortos que uma ação do operador poderia trazer de volta, ainda mortos no fim: {3}",
+	"redrive of {} with its failure cause unchanged ({}: a redrive sends the same document at the same version again, only a reprocess changes it) left it dead again ({})",
+	"o redrive de {1} com a causa da falha inalterada ({2}: um redrive manda o mesmo documento na mesma versão de novo, só um reprocessamento o muda) o deixou morto de novo ({3})",
+	"redrive of {} with its failure cause unchanged ({}: the faults had not stopped) left it dead again ({})",
+	"o redrive de {1} com a causa da falha inalterada ({2}: as falhas não tinham parado) o deixou morto de novo ({3})",
 }
+
+// deadShapes are the items of a {dead} list: a dead job, its reason, what
+// brings it back, and a rate-limited refusal of it if there was one.
+var deadShapes = compileShapes([]string{
+	"{} ({}; a reprocess at {} redoes it; refused as rate_limited at {}, the limit had a token again at {})",
+	"{1} ({2}; um reprocessamento em {3} o refaz; recusado como rate_limited em {4}, o limite tinha um token de novo em {5})",
+	"{} ({}; a redrive after the faults stopped at {} runs it afresh; refused as rate_limited at {}, the limit had a token again at {})",
+	"{1} ({2}; um redrive depois que as falhas pararam em {3} o roda do zero; recusado como rate_limited em {4}, o limite tinha um token de novo em {5})",
+	"{} ({}; a reprocess at {} redoes it)", "{1} ({2}; um reprocessamento em {3} o refaz)",
+	"{} ({}; a redrive after the faults stopped at {} runs it afresh)", "{1} ({2}; um redrive depois que as falhas pararam em {3} o roda do zero)",
+})
 
 // effectShape is one item of an {effects} list.
 var effectShape = []string{"{} attempt {} by {}", "{1} tentativa {2} por {3}"}
@@ -114,7 +147,7 @@ type shape struct {
 var (
 	shapes  = compileShapes(messageShapes)
 	effects = compileShapes(effectShape)[0]
-	holeRe  = regexp.MustCompile(`\{(\*|field|effects)?\}`)
+	holeRe  = regexp.MustCompile(`\{(\*|field|effects|dead)?\}`)
 )
 
 func compileShapes(pairs []string) []shape {
@@ -167,6 +200,8 @@ func (s shape) translate(msg string) (string, bool) {
 			v, ok = field(v)
 		case "effects":
 			v, ok = effectList(v)
+		case "dead":
+			v, ok = deadList(v)
 		}
 		if !ok {
 			return "", false
@@ -199,6 +234,38 @@ func effectList(s string) (string, bool) {
 		items[i] = t
 	}
 	return strings.Join(items, "; "), true
+}
+
+// deadList translates a {dead} list item by item; its items are joined
+// by ", " outside the parentheses each item carries.
+func deadList(s string) (string, bool) {
+	var items []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '(':
+			depth++
+		case s[i] == ')':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], ", "):
+			items = append(items, s[start:i])
+			start = i + 2
+		}
+	}
+	items = append(items, s[start:])
+	for i, it := range items {
+		t, ok := "", false
+		for _, sh := range deadShapes {
+			if t, ok = sh.translate(it); ok {
+				break
+			}
+		}
+		if !ok {
+			return "", false
+		}
+		items[i] = t
+	}
+	return strings.Join(items, ", "), true
 }
 
 // Message is a violation's message (invariants.Violation.Message) in

@@ -816,13 +816,19 @@
       if (x1 - x0 > 12) this.place(g, rows[1], gl, (x0 + x1) / 2 - g.measureText(gl).width / 2, AXIS_ROWS[1], "#555", 6);
     }
     var L = this.d.lines;
-    for (k = 0; k < L.length; k += LINE) {
-      if (L[k + 3] >= 0 && !this.vis[L[k + 3]]) continue;
-      var xl = this.X(L[k + 1]);
-      if (xl < 0 || xl > W) continue;
-      var text = this.d.lineLabels[k / LINE], tw = g.measureText(text).width;
-      // beside its line: to the right, or to the left where the right has no room
-      this.place(g, rows[0], text, xl + 3 + tw <= W - 1 ? xl + 3 : xl - 3 - tw, AXIS_ROWS[0], this.d.lineKinds[L[k]] === "deadline" ? RED : "#444", 6);
+    // The run's phases (quiesce, drained) first, then the documents'
+    // deadlines: where two labels collide, the phase keeps its place.
+    for (var pass = 0; pass < 2; pass++) {
+      for (k = 0; k < L.length; k += LINE) {
+        var isDeadline = this.d.lineKinds[L[k]] === "deadline";
+        if (isDeadline !== (pass === 1)) continue;
+        if (L[k + 3] >= 0 && !this.vis[L[k + 3]]) continue;
+        var xl = this.X(L[k + 1]);
+        if (xl < 0 || xl > W) continue;
+        var text = this.d.lineLabels[k / LINE], tw = g.measureText(text).width;
+        // beside its line: to the right, or to the left where the right has no room
+        this.place(g, rows[0], text, xl + 3 + tw <= W - 1 ? xl + 3 : xl - 3 - tw, AXIS_ROWS[0], isDeadline ? RED : "#444", 6);
+      }
     }
     if (this.linksHidden) this.place(g, rows[0], this.ui.linksOff, W - g.measureText(this.ui.linksOff).width - 4, AXIS_ROWS[0], "#777", 6);
   };
