@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -244,7 +245,7 @@ func (p *page) riverDesigns(rv *River) {
 	var rows [][]string
 	for _, sw := range rv.Designs {
 		rows = append(rows, []string{code(sw.Design.String()), promiseText(l, sw.Design), designWhat(l, sw.Design),
-			fmt.Sprintf("1–%d", sw.Ran), sweepVerdict(l, sw), queueCell(l, sw), shrunkText(l, sw), replayCell(sw)})
+			fmt.Sprintf("1–%d", sw.Ran), sweepVerdict(l, sw), queueCell(l, sw), shrunkText(l, sw), replayCell(rv, sw)})
 	}
 	p.table([]string{l.t("arquitetura", "design"), l.t("promessa", "promise"), l.t("o que faz", "what it does"), l.t("sementes", "seeds"),
 		l.t("resultado", "verdict"), l.t("garantias do River", "River's guarantees"), l.t("contraexemplo reduzido", "shrunk counterexample"), l.t("reproduzir", "replay")}, rows)
@@ -315,11 +316,21 @@ func docCount(c targetsim.Config) int {
 	return c.Docs
 }
 
-func replayCell(sw DesignSweep) string {
+func replayCell(rv *River, sw DesignSweep) string {
 	if sw.Shrunk == nil {
 		return "–"
 	}
-	return code(targetsim.Command("replay", "", sw.Shrunk.Config, sw.Shrunk.Result.Seed))
+	return code(rv.replay(sw.Shrunk.Config, sw.Shrunk.Result.Seed))
+}
+
+// replay is the command that replays seed of cfg on the report's River
+// (on SQLite, with the report's client settings).
+func (rv *River) replay(cfg targetsim.Config, seed uint64) string {
+	args, err := rivertarget.Args(rivertarget.SQLite, rv.Queue)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return targetsim.CommandLine(targetsim.DefaultCLI, "replay", rivertarget.System{}.Name(), args, cfg, seed)
 }
 
 // queueChecks are the checks of River's own guarantees: those that do
@@ -518,7 +529,7 @@ func (p *page) riverReproduce(rv *River) {
 	p.line()
 	p.line("```sh")
 	for _, c := range rv.Contrast {
-		p.line(targetsim.Command("replay", "", c.Config, c.Result.Seed), "   # ", c.Config.Design.String())
+		p.line(rv.replay(c.Config, c.Result.Seed), "   # ", c.Config.Design.String())
 	}
 	p.line("```")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/simtest"
+	"github.com/durasim/durasim/targetsim"
 )
 
 // helperEnv makes TestHelperProcess run a sweep as a user's test would.
@@ -39,6 +40,10 @@ func TestHelperProcess(t *testing.T) {
 		simtest.Sweep(t, naive(), 5)
 	case "deadline":
 		simtest.Sweep(t, sim.DefaultConfig(), 10_000_000)
+	case "lossy-target":
+		simtest.SweepTarget(t, openLossy, smallTarget(targetsim.TxChecked), 3)
+	case "river-naive":
+		simtest.SweepTarget(t, openRiver, crashAfterEffect(), 3)
 	case "no-sweep":
 		t.Log("a test that reads nothing go test tracks")
 	default:

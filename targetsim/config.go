@@ -2,7 +2,6 @@ package targetsim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/durasim/durasim/faults"
 )
@@ -76,41 +75,4 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
-}
-
-// Flags is the command line that reruns a seed of cfg: the flags that
-// differ from the defaults.
-func (c Config) Flags() string {
-	d := DefaultConfig()
-	var out []string
-	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	if c.Design != d.Design {
-		add("-design %s", c.Design)
-	}
-	if c.Workers != d.Workers {
-		add("-workers %d", c.Workers)
-	}
-	if c.Docs != d.Docs {
-		add("-docs %d", c.Docs)
-	}
-	if c.Tenants != d.Tenants {
-		add("-tenants %d", c.Tenants)
-	}
-	if c.MaxAttempts != d.MaxAttempts {
-		add("-max-attempts %d", c.MaxAttempts)
-	}
-	if !c.Swarm {
-		add("-swarm=false")
-	}
-	if len(c.Plan.Faults) > 0 {
-		add("-plan '%s'", c.Plan.OneLine())
-	}
-	if len(c.Only) > 0 {
-		parts := make([]string, len(c.Only))
-		for i, d := range c.Only {
-			parts[i] = fmt.Sprint(d)
-		}
-		add("-only %s", strings.Join(parts, ","))
-	}
-	return strings.Join(out, " ")
 }

@@ -135,17 +135,3 @@ func (f foldHash) add(v uint64) {
 }
 
 func (f foldHash) sum() uint64 { return f.h.Sum64() }
-
-// Command is the durasim command line that reruns seed of cfg against the
-// target: "go run ./cmd/durasim replay -target river -seed 7 ...".
-func Command(verb, backend string, cfg Config, seed uint64) string {
-	cmd := fmt.Sprintf("go run ./cmd/durasim %s -target river", verb)
-	if backend != "" && backend != "sqlite" {
-		cmd += " -backend " + backend
-	}
-	cmd += fmt.Sprintf(" -seed %d", seed)
-	if fl := cfg.Flags(); fl != "" {
-		cmd += " " + fl
-	}
-	return cmd
-}

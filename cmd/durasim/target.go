@@ -13,6 +13,8 @@ import (
 
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/internal/pgtest"
+	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
@@ -34,6 +36,23 @@ func targetOf(args []string) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// targetSystems lists the systems -target names, with what each is.
+func targetSystems() string {
+	var out []string
+	for _, name := range target.Systems() {
+		sys, _ := target.Lookup(name)
+		out = append(out, name+" ("+sys.About()+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// targetReproducer prints a target failure's commands as the user runs
+// durasim where they are.
+func targetReproducer() *targetsim.Reproducer {
+	cli := repro.SelfCLI(sim.CLIProg)
+	return &targetsim.Reproducer{CLI: cli.Command, Install: cli.Install}
 }
 
 // targetFlags are the flags of a run against a target (-target river).
@@ -63,7 +82,7 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	d := targetsim.DefaultConfig()
 	f := &targetFlags{fs: flag.NewFlagSet("durasim "+verb, flag.ContinueOnError), stderr: stderr}
 	fs := f.fs
-	fs.StringVar(&f.target, "target", "", "the queue to test: river (River "+rivertarget.Version()+" through its driver API)")
+	fs.StringVar(&f.target, "target", "", "the queue to test: "+targetSystems())
 	fs.StringVar(&f.seed, "seed", "", "seed to run (an unsigned 64-bit integer)")
 	var designs []string
 	for _, d := range targetsim.Designs() {
@@ -95,8 +114,8 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 // config builds the run's configuration from the flags.
 func (f *targetFlags) config() (targetsim.Config, error) {
 	c := targetsim.DefaultConfig()
-	if f.target != "river" {
-		return c, usageErr("unknown -target %q: want river", f.target)
+	if _, ok := target.Lookup(f.target); !ok || f.target != (rivertarget.System{}).Name() {
+		return c, usageErr("unknown -target %q: want %s", f.target, strings.Join(target.Systems(), " or "))
 	}
 	d, err := targetsim.LookupDesign(f.design)
 	if err != nil {
@@ -123,9 +142,7 @@ func (f *targetFlags) config() (targetsim.Config, error) {
 
 // open opens River on the chosen database.
 func (f *targetFlags) open() (*rivertarget.Queue, func(), error) {
-	rc := rivertarget.DefaultConfig()
-	rc.RescueAfter = target.Time(f.rescueAfter)
-	rc.JobTimeout = rc.RescueAfter / 2
+	rc := rivertarget.CLIConfig(target.Time(f.rescueAfter))
 	url, drop := "", func() error { return nil }
 	switch f.backend {
 	case rivertarget.SQLite:
@@ -188,13 +205,13 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return replayTarget(ctx, q, cfg, seed, f.backend, stdout, stderr)
+		return replayTarget(ctx, q, cfg, seed, stdout, stderr)
 	case "shrink":
 		seed, err := f.oneSeed()
 		if err != nil {
 			return err
 		}
-		return shrinkTarget(ctx, q, cfg, seed, f.backend, stdout)
+		return shrinkTarget(ctx, q, cfg, seed, stdout)
 	case "mutants":
 		rng, err := f.seedList(1, 200)
 		if err != nil {
@@ -266,7 +283,7 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 		return nil
 	}
 	if !f.jsonOut {
-		if err := explainTargetFailure(ctx, q, cfg, first, f.backend, stdout); err != nil {
+		if err := explainTargetFailure(ctx, q, cfg, first, stdout); err != nil {
 			return err
 		}
 	}
@@ -275,7 +292,7 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 
 // explainTargetFailure prints a failing seed, its violations and its
 // shrunk counterexample with the command that replays it.
-func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, backend string, w io.Writer) error {
+func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, w io.Writer) error {
 	fmt.Fprintf(w, "\nFAIL seed %d (design %s)\n", res.Seed, cfg.Design)
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  violation: %s\n", v)
@@ -290,7 +307,9 @@ func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Con
 	fmt.Fprintf(w, "  shrunk in %d runs to %d fault(s), %d document(s), %d worker(s): %s\n", sh.Runs, len(sh.Config.Plan.Faults),
 		docsOf(sh.Config), sh.Config.Workers, planText(sh.Config.Plan))
 	fmt.Fprintf(w, "  first violation after shrinking: %s\n", sh.Result.Violations[0])
-	fmt.Fprintf(w, "  reproduce: %s\n", targetsim.Command("replay", backend, sh.Config, res.Seed))
+	for _, line := range targetReproducer().Lines(q, sh.Config, res.Seed, nil) {
+		fmt.Fprintf(w, "  reproduce: %s\n", line)
+	}
 	return nil
 }
 
@@ -308,7 +327,7 @@ func planText(p faults.Plan) string {
 	return p.OneLine()
 }
 
-func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout, stderr io.Writer) error {
+func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, stdout, stderr io.Writer) error {
 	cfg.KeepTrace = true
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
@@ -325,13 +344,15 @@ func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 	}
 	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
 	if res.Failed() {
-		fmt.Fprintf(stderr, "reproduce: %s\n", targetsim.Command("replay", backend, cfg, seed))
+		for _, line := range targetReproducer().Lines(q, cfg, seed, nil) {
+			fmt.Fprintf(stderr, "reproduce: %s\n", line)
+		}
 		return errViolation
 	}
 	return nil
 }
 
-func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout io.Writer) error {
+func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, stdout io.Writer) error {
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
 		return &exitError{code: 1, err: err}
@@ -340,7 +361,7 @@ func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 		fmt.Fprintf(stdout, "seed %d violates no check: nothing to shrink\n", seed)
 		return nil
 	}
-	if err := explainTargetFailure(ctx, q, cfg, res, backend, stdout); err != nil {
+	if err := explainTargetFailure(ctx, q, cfg, res, stdout); err != nil {
 		return err
 	}
 	return errViolation

@@ -53,7 +53,7 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 			}
 			fmt.Fprintf(w, "%-20s %-8s   shrunk: %s (%d document(s), %d worker(s))\n", "", "", planText(sh.Config.Plan), docsOf(sh.Config), sh.Config.Workers)
 			fmt.Fprintf(w, "%-20s %-8s   %s\n", "", "", sh.Result.First(inv))
-			fmt.Fprintf(w, "%-20s %-8s   reproduce: %s\n", "", "", targetsim.Command("replay", backend, sh.Config, caught.Seed))
+			fmt.Fprintf(w, "%-20s %-8s   reproduce: %s\n", "", "", strings.Join(targetReproducer().Lines(q, sh.Config, caught.Seed, nil), "; "))
 		}
 	}
 	if bad {

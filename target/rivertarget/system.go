@@ -1,0 +1,73 @@
+package rivertarget
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/target"
+)
+
+// System is River as a target system: durasim's CLI opens it by name
+// (-target river). It registers itself.
+type System struct{}
+
+var _ target.CLISystem = System{}
+
+func init() { target.Register(System{}) }
+
+// Name is River's -target value.
+func (System) Name() string { return "river" }
+
+// About says what it is, for -target's help.
+func (System) About() string { return "River " + Version() + " through its driver API" }
+
+// OpenedByCLI: durasim's CLI links this package and opens River by name.
+func (System) OpenedByCLI() {}
+
+// opening is what the CLI opens River with: its database and the
+// client's settings.
+type opening struct {
+	Backend string
+	Config  Config
+}
+
+// openSchema is every setting of an opening, found by reflection; a
+// setting with no flag is one only code sets, and a queue with it has no
+// durasim command.
+var openSchema = repro.MustNew(opening{},
+	repro.Flag("Backend", "backend"),
+	repro.Flag("Config.RescueAfter", "rescue-after"),
+	repro.Duration("Config.RescueAfter", "Config.JobTimeout", "Config.SchedulerInterval"),
+)
+
+// CLIConfig is the client's settings as the CLI opens River with
+// -rescue-after d: the defaults, with the client's JobTimeout half of d.
+func CLIConfig(d target.Time) Config {
+	c := DefaultConfig()
+	c.RescueAfter, c.JobTimeout = d, d/2
+	return c
+}
+
+// Args are the flags that open a queue like q: its backend and
+// -rescue-after where they are not the defaults. A setting of q's that
+// the CLI does not derive from them (a JobTimeout that is not half of
+// RescueAfter, say) is an error naming it.
+func (System) Args(q target.Queue) ([]string, error) {
+	rq, ok := q.(*Queue)
+	if !ok {
+		return nil, fmt.Errorf("a %T is not River's queue", q)
+	}
+	return Args(rq.backend, rq.cfg)
+}
+
+// Args are the flags that open River on backend with cfg, as
+// [System.Args] says.
+func Args(backend string, cfg Config) ([]string, error) {
+	o := opening{Backend: backend, Config: cfg}
+	args, _ := repro.Args(openSchema.Diff(o, opening{Backend: SQLite, Config: DefaultConfig()}))
+	if _, missing := repro.Args(openSchema.Diff(o, opening{Backend: backend, Config: CLIConfig(cfg.RescueAfter)})); len(missing) > 0 {
+		return nil, errors.New(repro.Keys(missing) + ": no flag sets it")
+	}
+	return args, nil
+}
