@@ -26,7 +26,11 @@ type Summary struct {
 	// HandlerFailing are the failing seeds where a check of the handler's
 	// effects failed; the others failed only the queue's own guarantees.
 	HandlerFailing []uint64 `json:"handler_failing_seeds"`
-	fold           foldHash
+	// Interrupted is the signal that stopped the sweep ("": it ran every
+	// seed); Planned is how many seeds it was to run (0: not said).
+	Interrupted string `json:"interrupted,omitempty"`
+	Planned     int    `json:"planned,omitempty"`
+	fold        foldHash
 }
 
 // NewSummary starts an empty summary.
@@ -87,7 +91,11 @@ func (c *Counts) add(o Counts) {
 func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "target      %s\n", s.Target)
 	fmt.Fprintf(w, "design      %s\n", s.Design)
-	fmt.Fprintf(w, "seeds       %d (every one drained or ran out its quiescence window)\n", s.Seeds)
+	if s.Interrupted != "" {
+		fmt.Fprintf(w, "seeds       %d of %d: INTERRUPTED by %s (every one run drained or ran out its quiescence window)\n", s.Seeds, s.Planned, s.Interrupted)
+	} else {
+		fmt.Fprintf(w, "seeds       %d (every one drained or ran out its quiescence window)\n", s.Seeds)
+	}
 	fmt.Fprintf(w, "ops         %d\n", s.Ops)
 	fmt.Fprintf(w, "traces      %s (the seeds' trace hashes, folded in seed order)\n", s.Traces)
 	var faults []string

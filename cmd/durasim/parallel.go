@@ -8,7 +8,22 @@ import (
 	"github.com/durasim/durasim/sim"
 )
 
-// runOrdered runs sim.Run(cfg, s) for every seed, n seeds at a time (each
+// runOrdered runs sim.Run(cfg, s) for every seed, n seeds at a time: the
+// model's sweep on runSeeds.
+func runOrdered(ctx context.Context, cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) error {
+	runners := make([]seedRunner[*sim.Result], max(1, min(n, len(seeds))))
+	for i := range runners {
+		rn := sim.NewRunner() // one per goroutine: it reuses memory across seeds
+		runners[i] = func(s uint64) (*sim.Result, error) { return rn.Run(cfg, s) }
+	}
+	return runSeeds(ctx, seeds, runners, each)
+}
+
+// seedRunner runs one seed. Each goroutine of runSeeds has its own (its
+// own memory, or its own database).
+type seedRunner[R any] func(seed uint64) (R, error)
+
+// runSeeds runs every seed, len(runners) seeds at a time (each
 // seed on one goroutine, so on its own OS thread while n <= GOMAXPROCS),
 // and hands the results to each in seed order — so whatever n is, each
 // sees the same sequence and the output is the same bytes. It stops at the
@@ -19,15 +34,14 @@ import (
 // At most window = 4n seeds are in flight or waiting for an earlier seed,
 // so memory stays bounded however long the range and however slow one
 // seed is.
-func runOrdered(ctx context.Context, cfg sim.Config, seeds []uint64, n int, each func(*sim.Result)) error {
-	n = min(n, len(seeds))
+func runSeeds[R any](ctx context.Context, seeds []uint64, runners []seedRunner[R], each func(R)) error {
+	n := min(len(runners), len(seeds))
 	if n <= 1 {
-		rn := sim.NewRunner()
 		for _, s := range seeds {
 			if ctx.Err() != nil {
 				return nil
 			}
-			res, err := rn.Run(cfg, s)
+			res, err := runners[0](s)
 			if err != nil {
 				return err
 			}
@@ -35,63 +49,61 @@ func runOrdered(ctx context.Context, cfg sim.Config, seeds []uint64, n int, each
 		}
 		return nil
 	}
-	p := newPool(cfg, seeds, n)
+	p := newPool(seeds, runners[:n])
 	defer p.stop()
 	return p.collect(ctx, each)
 }
 
 // seedDone is one finished seed: its index in the range and its result.
-type seedDone struct {
+type seedDone[R any] struct {
 	i   int
-	res *sim.Result
+	res R
 	err error
 }
 
 // pool runs seeds on n goroutines. A worker takes a token from free before
 // it takes the next index; the collector gives a token back each time it
 // folds a result in, so indices in flight always lie in [want, want+window).
-type pool struct {
-	cfg    sim.Config
+type pool[R any] struct {
 	seeds  []uint64
 	window int
 	free   chan struct{}
-	out    chan seedDone
+	out    chan seedDone[R]
 	next   atomic.Int64
 	wg     sync.WaitGroup
 }
 
-func newPool(cfg sim.Config, seeds []uint64, n int) *pool {
-	p := &pool{cfg: cfg, seeds: seeds, window: 4 * n}
+func newPool[R any](seeds []uint64, runners []seedRunner[R]) *pool[R] {
+	p := &pool[R]{seeds: seeds, window: 4 * len(runners)}
 	p.free = make(chan struct{}, p.window)
-	p.out = make(chan seedDone, p.window) // never blocks: at most window in flight
+	p.out = make(chan seedDone[R], p.window) // never blocks: at most window in flight
 	for range p.window {
 		p.free <- struct{}{}
 	}
-	p.wg.Add(n)
-	for range n {
-		go p.work()
+	p.wg.Add(len(runners))
+	for _, run := range runners {
+		go p.work(run)
 	}
 	return p
 }
 
-func (p *pool) work() {
+func (p *pool[R]) work(run seedRunner[R]) {
 	defer p.wg.Done()
-	rn := sim.NewRunner() // one per goroutine: it reuses memory across seeds
 	for range p.free {
 		i := int(p.next.Add(1) - 1)
 		if i >= len(p.seeds) {
 			return
 		}
-		res, err := rn.Run(p.cfg, p.seeds[i])
-		p.out <- seedDone{i: i, res: res, err: err}
+		res, err := run(p.seeds[i])
+		p.out <- seedDone[R]{i: i, res: res, err: err}
 	}
 }
 
 // collect folds results in seed order until ctx is done.
-func (p *pool) collect(ctx context.Context, each func(*sim.Result)) error {
-	ring := make([]*seedDone, p.window)
+func (p *pool[R]) collect(ctx context.Context, each func(R)) error {
+	ring := make([]*seedDone[R], p.window)
 	for want := 0; want < len(p.seeds); {
-		var d seedDone
+		var d seedDone[R]
 		select {
 		case d = <-p.out:
 		case <-ctx.Done():
@@ -117,7 +129,7 @@ func (p *pool) collect(ctx context.Context, each func(*sim.Result)) error {
 
 // stop ends the workers: those waiting for a token see the closed channel,
 // those running finish their seed (out has room for it) and exit.
-func (p *pool) stop() {
+func (p *pool[R]) stop() {
 	p.next.Store(int64(len(p.seeds)))
 	close(p.free)
 	p.wg.Wait()

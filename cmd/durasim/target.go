@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +78,8 @@ type targetFlags struct {
 	rescueAfter time.Duration
 	jsonOut     bool
 	check       bool
+	parallel    int
+	shard       string
 }
 
 func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
@@ -107,6 +111,8 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	if verb == "run" {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
+		fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, 1 to %d, each on a database of its own (postgres: with -scratch-db); results are folded in seed order, so the output does not depend on it", maxParallel))
+		fs.StringVar(&f.shard, "shard", "", "i/n: run only the seeds s of the range A:B with (s-A) % n == i, 0 <= i < n")
 	}
 	return f
 }
@@ -226,8 +232,61 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 	if f.check {
 		return checkTargetDeterminism(ctx, q, cfg, seeds, stdout)
 	}
-	return sweepTarget(ctx, q, cfg, seeds, f, stdout)
+	list, runners, closeAll, err := f.sweepRunners(ctx, q, cfg, seeds)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	return sweepTarget(ctx, q, cfg, list, runners, f, stdout, stderr)
 }
+
+// sweepRunners lists the shard's seeds and opens the queues that run them
+// at once: q, and one more per -parallel goroutine, each on a database of
+// its own.
+func (f *targetFlags) sweepRunners(ctx context.Context, q target.Queue, cfg targetsim.Config, r seedRange) ([]uint64, []seedRunner[*targetsim.Result], func(), error) {
+	if f.parallel < 1 || f.parallel > maxParallel {
+		return nil, nil, nil, usageErr("invalid -parallel %d: want 1 to %d", f.parallel, maxParallel)
+	}
+	i, n := uint64(0), uint64(1)
+	if f.shard != "" {
+		var err error
+		if i, n, err = parseShard(f.shard); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	seeds, err := r.list(i, n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	at := max(1, min(f.parallel, len(seeds)))
+	if f.backend == rivertarget.Postgres && !f.scratchDB && at > 1 {
+		if explicit(f.fs, "parallel") {
+			return nil, nil, nil, usageErr("invalid -parallel %d: -backend postgres without -scratch-db has one database; give -scratch-db (a database per seed at once) or -parallel 1", f.parallel)
+		}
+		at = 1
+	}
+	queues := []target.Queue{q}
+	closers := []func(){}
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for len(queues) < at {
+		more, closeMore, err := f.open()
+		if err != nil {
+			closeAll()
+			return nil, nil, nil, err
+		}
+		queues, closers = append(queues, more), append(closers, closeMore)
+	}
+	runners := make([]seedRunner[*targetsim.Result], len(queues))
+	for k, qk := range queues {
+		runners[k] = func(seed uint64) (*targetsim.Result, error) { return targetsim.Run(ctx, qk, cfg, seed) }
+	}
+	return seeds, runners, closeAll, nil
+}
+
 
 func (f *targetFlags) oneSeed() (uint64, error) {
 	if f.seed == "" {
@@ -254,21 +313,32 @@ func (f *targetFlags) seedList(lo, hi uint64) (seedRange, error) {
 	return seedRange{lo, hi}, nil
 }
 
-func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange, f *targetFlags, stdout io.Writer) error {
+// sweepTarget runs the seeds on the runners (runSeeds, as the model's
+// sweep: results folded in seed order whatever -parallel is), prints the
+// summary (text or JSON) and, for the first failing seed, its shrunk
+// counterexample and the commands that reproduce it. SIGINT or SIGTERM
+// stops it starting seeds: it prints the summary of the seeds that ran,
+// marked interrupted, with the failure they found, and exits 130.
+func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds []uint64, runners []seedRunner[*targetsim.Result], f *targetFlags, stdout, stderr io.Writer) error {
 	sum := targetsim.NewSummary()
+	sum.Planned = len(seeds)
 	var first *targetsim.Result
-	for seed := seeds.lo; ; seed++ {
-		res, err := targetsim.Run(ctx, q, cfg, seed)
-		if err != nil {
-			return &exitError{code: 1, err: err}
-		}
+	bar := newProgress(stderr, len(seeds))
+	intr := onInterrupt()
+	err := runSeeds(intr.ctx, seeds, runners, func(res *targetsim.Result) {
 		sum.Add(res)
 		if res.Failed() && first == nil {
 			first = res
 		}
-		if seed == seeds.hi {
-			break
-		}
+		bar.add()
+	})
+	bar.finish()
+	if sig := intr.stop(); sig != "" {
+		sum.Interrupted = sig
+		fmt.Fprintf(stderr, "durasim: interrupted by %s after %d of %d seeds: finishing the summary of those (%s again stops at once)\n", sig, sum.Seeds, len(seeds), sig)
+	}
+	if err != nil {
+		return &exitError{code: 1, err: err}
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -279,15 +349,18 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 	} else {
 		sum.Print(stdout)
 	}
-	if first == nil {
-		return nil
-	}
-	if !f.jsonOut {
+	if first != nil && !f.jsonOut {
 		if err := explainTargetFailure(ctx, q, cfg, first, stdout); err != nil {
 			return err
 		}
 	}
-	return errViolation
+	switch {
+	case sum.Interrupted != "":
+		return &exitError{code: exitInterrupted, err: errors.New("")}
+	case first != nil:
+		return errViolation
+	}
+	return nil
 }
 
 // explainTargetFailure prints a failing seed, its violations and its
