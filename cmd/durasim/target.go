@@ -287,7 +287,6 @@ func (f *targetFlags) sweepRunners(ctx context.Context, q target.Queue, cfg targ
 	return seeds, runners, closeAll, nil
 }
 
-
 func (f *targetFlags) oneSeed() (uint64, error) {
 	if f.seed == "" {
 		return 0, usageErr("give -seed N")
