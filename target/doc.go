@@ -43,6 +43,15 @@
 // that, and not to River's. [Policy.Validate] refuses a value out of
 // range.
 //
+// # Systems
+//
+// A kind of queue is a [System], registered by name from its package's
+// init ([Register]): the CLI resolves -target NAME against the registry
+// ([Lookup], [Systems]), and a reproduce command names the system of the
+// queue that ran, with the flags its [System.Args] gives for the queue's
+// settings. A system compiled into durasim's CLI is a [CLISystem]; a
+// user's own is not, and its failures are reproduced by go test alone.
+//
 // # Implementations
 //
 // Package [github.com/durasim/durasim/target/rivertarget] drives River

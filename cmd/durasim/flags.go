@@ -96,7 +96,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.StringVar(&f.repro, "repro", "", "a repro file (written by a failure: its whole configuration and seed); the other flags change settings of it, -seed or -seeds its seed")
 	// -target is taken before the flags are parsed (cmdTarget, target.go);
 	// it is defined here so that -h lists it.
-	f.fs.String("target", "", "test a queue durasim does not own instead of the pipeline model: river (durasim "+name+" -target river -h lists the flags of such a run, -design among them)")
+	f.fs.String("target", "", "test a queue durasim does not own instead of the pipeline model: "+targetSystems()+" (durasim "+name+" -target river -h lists the flags of such a run, -design among them)")
 	return f
 }
 
