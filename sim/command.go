@@ -98,14 +98,7 @@ func (c Config) Flags() []string {
 // Unflagged lists the settings in which c differs from DefaultConfig and
 // that no flag can give (no flag has them, or their value has no text: a
 // backend of the user's own), by key ("MaxFaults").
-func (c Config) Unflagged() []string {
-	_, missing := repro.Args(schema.Diff(c, DefaultConfig()))
-	keys := make([]string, len(missing))
-	for i, st := range missing {
-		keys[i] = st.Field.Key
-	}
-	return keys
-}
+func (c Config) Unflagged() []string { return schema.Unflagged(c, DefaultConfig()) }
 
 // FlagsFrom returns the flags that turn base into c, and whether they
 // can (every setting in which they differ has a flag and a text form).
@@ -129,26 +122,12 @@ func SetFlag(c *Config, name, text string) error { return schema.SetFlag(c, name
 
 // FlagNames lists the flags of Config's settings, in the order Flags
 // prints them.
-func FlagNames() []string {
-	var names []string
-	for _, f := range schema.Fields() {
-		if f.Flag != "" {
-			names = append(names, f.Flag)
-		}
-	}
-	return names
-}
+func FlagNames() []string { return schema.FlagNames() }
 
 // Settings lists every setting of a Config by key, with its flag ("" for
 // a setting only a repro file sets) and, for a Mode one, why it is not
 // reproduced.
-func Settings() []repro.Field {
-	out := make([]repro.Field, len(schema.Fields()))
-	for i, f := range schema.Fields() {
-		out[i] = *f
-	}
-	return out
-}
+func Settings() []repro.Field { return schema.Settings() }
 
 // ReproKind is the kind line of a repro file of a sim.Config.
 const ReproKind = "sim"

@@ -28,25 +28,6 @@ func (*ownStore) Begin(uint64, *model.System) error { return nil }
 func (*ownStore) Observe(*model.Event) error        { return nil }
 func (*ownStore) End(*model.System) error           { return nil }
 
-// leaves lists every exported field of typ by its dotted path, walking
-// nested structs — by reflection over the type itself, not the schema,
-// so a field the schema forgot is still found.
-func leaves(typ reflect.Type, prefix string) []string {
-	var out []string
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[faults.Plan]() {
-			out = append(out, leaves(f.Type, prefix+f.Name+".")...)
-			continue
-		}
-		out = append(out, prefix+f.Name)
-	}
-	return out
-}
-
 // perturb changes the field at path in c to another value, and reports
 // whether it knows how.
 func perturb(t *testing.T, c *sim.Config, path string) {
@@ -82,7 +63,7 @@ var modes = []string{"KeepTrace", "StopOnViolation"}
 // the file drops, a flag that sets another field — fails here.
 func TestEverySettingReproduces(t *testing.T) {
 	flagged := 0
-	for _, path := range leaves(reflect.TypeFor[sim.Config](), "") {
+	for _, path := range repro.Leaves(reflect.TypeFor[sim.Config](), reflect.TypeFor[faults.Plan]()) {
 		if slices.Contains(modes, path) {
 			continue
 		}
@@ -94,16 +75,8 @@ func TestEverySettingReproduces(t *testing.T) {
 				t.Errorf("%s: changed, yet no flag printed and no setting reported missing", path)
 			}
 			back := sim.DefaultConfig()
-			for i := 0; i < len(args); i++ {
-				name, val, hasVal := strings.Cut(strings.TrimPrefix(args[i], "-"), "=")
-				switch {
-				case hasVal:
-				case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
-					i++
-					val = args[i]
-				default:
-					val = "true" // a boolean flag alone
-				}
+			for _, p := range repro.Pairs(args) {
+				name, val := p[0], p[1]
 				if name == "backend" {
 					back.Backend = c.Backend // opened by the CLI from its name
 					continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
@@ -133,16 +134,8 @@ func parseTargetArgs(t *testing.T, args []string) (targetsim.Config, uint64) {
 	t.Helper()
 	cfg := targetsim.DefaultConfig()
 	var seed uint64
-	for i := 0; i < len(args); i++ {
-		name, val, hasVal := strings.Cut(strings.TrimPrefix(args[i], "-"), "=")
-		if !hasVal {
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				val = args[i]
-			} else {
-				val = "true"
-			}
-		}
+	for _, p := range repro.Pairs(args) {
+		name, val := p[0], p[1]
 		var err error
 		if name == "seed" {
 			seed, err = strconv.ParseUint(val, 10, 64)

@@ -38,39 +38,18 @@ func (c Config) Flags() []string {
 
 // Unflagged lists the settings in which c differs from DefaultConfig and
 // that no flag gives, by key; none today, and a test keeps it so.
-func (c Config) Unflagged() []string {
-	_, missing := repro.Args(schema.Diff(c, DefaultConfig()))
-	keys := make([]string, len(missing))
-	for i, st := range missing {
-		keys[i] = st.Field.Key
-	}
-	return keys
-}
+func (c Config) Unflagged() []string { return schema.Unflagged(c, DefaultConfig()) }
 
 // SetFlag sets the setting flag -name binds in c from the flag's text.
 func SetFlag(c *Config, name, text string) error { return schema.SetFlag(c, name, text) }
 
 // FlagNames lists the flags of Config's settings, in the order Flags
 // prints them.
-func FlagNames() []string {
-	var names []string
-	for _, f := range schema.Fields() {
-		if f.Flag != "" {
-			names = append(names, f.Flag)
-		}
-	}
-	return names
-}
+func FlagNames() []string { return schema.FlagNames() }
 
 // Settings lists every setting of a Config by key, with its flag and,
 // for a Mode one, why it is not reproduced.
-func Settings() []repro.Field {
-	out := make([]repro.Field, len(schema.Fields()))
-	for i, f := range schema.Fields() {
-		out[i] = *f
-	}
-	return out
-}
+func Settings() []repro.Field { return schema.Settings() }
 
 // DefaultCLI is how commands are printed where no caller says: from the
 // root of durasim's checkout.

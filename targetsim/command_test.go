@@ -13,32 +13,13 @@ import (
 	"github.com/durasim/durasim/targetsim"
 )
 
-// configLeaves lists every exported field of a Config by its dotted path —
-// by reflection over the type, not the schema, so a field the schema
-// forgot is still found.
-func configLeaves(typ reflect.Type, prefix string) []string {
-	var out []string
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[faults.Plan]() {
-			out = append(out, configLeaves(f.Type, prefix+f.Name+".")...)
-			continue
-		}
-		out = append(out, prefix+f.Name)
-	}
-	return out
-}
-
 // TestEverySettingReproduces walks every exported field of
 // targetsim.Config, changes it alone, and checks that the flags a
 // reproduce command prints bring it back through SetFlag: no setting of
 // a target run can be dropped from its command line.
 func TestEverySettingReproduces(t *testing.T) {
 	const mode = "KeepTrace" // the command running a reproduction sets it
-	for _, path := range configLeaves(reflect.TypeFor[targetsim.Config](), "") {
+	for _, path := range repro.Leaves(reflect.TypeFor[targetsim.Config](), reflect.TypeFor[faults.Plan]()) {
 		if path == mode {
 			continue
 		}
@@ -64,17 +45,8 @@ func TestEverySettingReproduces(t *testing.T) {
 			t.Errorf("%s: changed, yet no flag printed", path)
 		}
 		back := targetsim.DefaultConfig()
-		for i := 0; i < len(args); i++ {
-			name, val, hasVal := strings.Cut(strings.TrimPrefix(args[i], "-"), "=")
-			switch {
-			case hasVal:
-			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
-				i++
-				val = args[i]
-			default:
-				val = "true"
-			}
-			if err := targetsim.SetFlag(&back, name, val); err != nil {
+		for _, p := range repro.Pairs(args) {
+			if err := targetsim.SetFlag(&back, p[0], p[1]); err != nil {
 				t.Errorf("%s: flags %q: %v", path, args, err)
 			}
 		}

@@ -439,3 +439,79 @@ func Change(v reflect.Value) bool {
 	}
 	return true
 }
+
+// FlagNames lists the flags of the schema's settings, in field order.
+func (s *Schema) FlagNames() []string {
+	var names []string
+	for _, f := range s.fields {
+		if f.Flag != "" {
+			names = append(names, f.Flag)
+		}
+	}
+	return names
+}
+
+// Settings lists a copy of every setting by key, with its flag ("" for
+// one only a repro file sets) and, for a Mode one, why it is not
+// reproduced.
+func (s *Schema) Settings() []Field {
+	out := make([]Field, len(s.fields))
+	for i, f := range s.fields {
+		out[i] = *f
+	}
+	return out
+}
+
+// Unflagged lists, by key, the settings in which v differs from base
+// and that no flag can give.
+func (s *Schema) Unflagged(v, base any) []string {
+	_, missing := Args(s.Diff(v, base))
+	keys := make([]string, len(missing))
+	for i, st := range missing {
+		keys[i] = st.Field.Key
+	}
+	return keys
+}
+
+// Leaves lists every exported field of the struct type typ by its dotted
+// path, walking nested structs but those of the types in whole (read as
+// one setting) — by reflection over the type, not a schema, so that a
+// test finds a field a schema forgot.
+func Leaves(typ reflect.Type, whole ...reflect.Type) []string {
+	return leaves(typ, "", whole)
+}
+
+func leaves(typ reflect.Type, prefix string, whole []reflect.Type) []string {
+	var out []string
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct && !slices.Contains(whole, f.Type) {
+			out = append(out, leaves(f.Type, prefix+f.Name+".", whole)...)
+			continue
+		}
+		out = append(out, prefix+f.Name)
+	}
+	return out
+}
+
+// Pairs reads back what Args renders: each flag's name and text (a
+// boolean alone as "true"), in order.
+func Pairs(args []string) [][2]string {
+	var out [][2]string
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(args[i], "-"), "=")
+		switch {
+		case hasVal:
+		case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+			i++
+			val = args[i]
+		default:
+			val = "true" // a boolean flag alone
+		}
+		out = append(out, [2]string{name, val})
+	}
+	return out
+}
