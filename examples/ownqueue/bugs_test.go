@@ -55,7 +55,29 @@ func TestPlantedBugsCaught(t *testing.T) {
 			if got2, _ := failure(t, string(again)); got2 != inv {
 				t.Fatalf("the reproduce command failed %s, want %s: %s\n%s", got2, inv, cmd, again)
 			}
+			readmeQuotes(t, root, tag, out)
 		})
+	}
+}
+
+// readmeQuotes checks that the README's quoted output of the sweep with
+// tag, if it quotes one, is what the sweep printed, line for line.
+func readmeQuotes(t *testing.T, root, tag, out string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := "$ go test -tags " + tag + " ./examples/ownqueue -run '^TestSweep$' -sim.root=" + bugRoot + "\n"
+	_, quote, found := strings.Cut(string(b), cmd)
+	if !found {
+		return
+	}
+	quote, _, _ = strings.Cut(quote, "```")
+	for _, line := range strings.Split(strings.TrimSpace(quote), "\n") {
+		if !strings.Contains(out, strings.TrimSpace(line)) {
+			t.Errorf("README quotes a line the sweep did not print:\n%s\nthe sweep printed:\n%s", line, out)
+		}
 	}
 }
 
