@@ -236,16 +236,23 @@ func leaseRunOut(h *th, late target.Time) (f1, take, f2, rollback, report uint64
 	return f1, take, a.fetch, rollback, report
 }
 
-// staleCompletion: j1's lease runs out and w2 fetches attempt 2; w1,
-// still at work, completes in a transaction, which fails (w2 holds the
-// receipt), rolls back and reports an error, refused; then w2 completes.
-func staleCompletion(h *th) (f1, f2, complete, rollback, report uint64) {
+// refetched: w1 fetches j1, its lease runs out, the scheduler takes it
+// back and w2 fetches attempt 2; then w1, still at work, ends its work.
+func refetched(h *th) (f1, f2 uint64) {
 	h.insert(1, "d1")
 	f1 = h.fetch("w1", 1, 1)
 	h.at(h.now + 5*sec)
 	h.schedule(1, target.Available)
 	f2 = h.fetch("w2", 1, 2)
 	h.work("w1", 1, 1, target.Done)
+	return f1, f2
+}
+
+// staleCompletion: j1's lease runs out and w2 fetches attempt 2; w1,
+// still at work, completes in a transaction, which fails (w2 holds the
+// receipt), rolls back and reports an error, refused; then w2 completes.
+func staleCompletion(h *th) (f1, f2, complete, rollback, report uint64) {
+	f1, f2 = refetched(h)
 	tx := h.begin()
 	h.effect("w1", 1, 1, tx, true)
 	complete = h.add(target.Op{Kind: target.OpComplete, Actor: "w1", Job: 1, Tx: tx, Err: "not_running"})
@@ -260,12 +267,7 @@ func staleCompletion(h *th) (f1, f2, complete, rollback, report uint64) {
 // staleReport: j1's lease runs out, w2 fetches attempt 2, and w1's report
 // with its old receipt is applied: the job is completed.
 func staleReport(h *th) (f1, f2, report uint64) {
-	h.insert(1, "d1")
-	f1 = h.fetch("w1", 1, 1)
-	h.at(h.now + 5*sec)
-	h.schedule(1, target.Available)
-	f2 = h.fetch("w2", 1, 2)
-	h.work("w1", 1, 1, target.Done)
+	f1, f2 = refetched(h)
 	report = h.report("w1", 1, target.Done, target.Completed, 2, 0)
 	h.row(1, target.Completed, 2)
 	return f1, f2, report
