@@ -74,6 +74,33 @@ func (c createdOnDuplicate) Commit(ctx context.Context, r sqlstore.CommitReq) (s
 	return res, err
 }
 
+// echoesCaller answers a deduplicated commit with the caller's own value
+// and event id instead of the stored ones.
+type echoesCaller struct{ mirror.Conn }
+
+func (c echoesCaller) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
+	res, err := c.Conn.Commit(ctx, r)
+	if res.Deduped {
+		res.Value = r.Value
+		if r.EventID != 0 {
+			res.EventID = r.EventID
+		}
+	}
+	return res, err
+}
+
+// dedupesConflicts answers a commit under another payload hash as a
+// dedupe: it never compares the payload.
+type dedupesConflicts struct{ mirror.Conn }
+
+func (c dedupesConflicts) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
+	res, err := c.Conn.Commit(ctx, r)
+	if errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+		return sqlstore.Committed{EventID: r.EventID, Value: r.Value, Deduped: true}, nil
+	}
+	return res, err
+}
+
 // forgetsLedger applies a redelivered event again... or says so.
 type forgetsLedger struct{ mirror.Conn }
 
@@ -208,6 +235,8 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"ignores-fence", func(c mirror.Conn) mirror.Conn { return ignoresFence{c} }},
 		{"mislabels-refusals", func(c mirror.Conn) mirror.Conn { return mislabelsRefusals{c} }},
 		{"created-on-duplicate", func(c mirror.Conn) mirror.Conn { return createdOnDuplicate{c} }},
+		{"echoes-caller-on-dedupe", func(c mirror.Conn) mirror.Conn { return echoesCaller{c} }},
+		{"dedupes-commit-conflicts", func(c mirror.Conn) mirror.Conn { return dedupesConflicts{c} }},
 		{"forgets-ledger", func(c mirror.Conn) mirror.Conn { return forgetsLedger{c} }},
 		{"loses-retry-code", func(c mirror.Conn) mirror.Conn { return losesRetryCode{c} }},
 		{"reads-past-cursor-only", func(c mirror.Conn) mirror.Conn { return readsPastCursorOnly{c} }},
