@@ -45,6 +45,9 @@ func (b *Backend) Observe(e *model.Event) error {
 		if err != nil {
 			return err
 		}
+		if raced, err := b.race(c, e); raced {
+			return err
+		}
 		return b.replay(c, e)
 	}
 	return nil
