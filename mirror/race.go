@@ -2,8 +2,6 @@ package mirror
 
 import (
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sqlstore"
@@ -18,7 +16,7 @@ import (
 // events of each racing kind per seed are replayed twice at once: the
 // actor's own operation and the same one on a second connection, held in
 // step statement by statement (each waits before its statement n until
-// the other reaches its own, or raceWait passes: a side blocked in the
+// the other reaches its own, or sqlstore.StepWait passes: a side blocked in the
 // database on a row the other holds never comes). Exactly one of the two
 // may create, apply or lease; the other must be told the winner's
 // outcome. Both do the same thing with the same ids and times, so the
@@ -36,80 +34,16 @@ import (
 //     (SKIP LOCKED on an ordered queue) leases the next job instead, and
 //     one that read the head without locking it leases it twice.
 
-// raceWait bounds how long one side of a race waits, before a statement,
-// for the other to reach the same statement.
-const raceWait = 20 * time.Millisecond
-
 // racesPerKind bounds the races per kind of event and seed: each costs
-// up to raceWait per statement on a correct store (its loser waits on the
-// winner's row).
+// up to sqlstore.StepWait per statement on a correct store (its loser
+// waits on the winner's row).
 const racesPerKind = 2
 
-// turnstile holds two connections in step: before its statement n a side
-// waits until the other has reached its statement n, ended, or raceWait
-// passed.
-type turnstile struct {
-	mu      sync.Mutex
-	at      [2]int  // statements each side reached (n+1 before statement n)
-	done    [2]bool // the side's operation returned
-	changed chan struct{}
-}
-
-func newTurnstile() *turnstile { return &turnstile{changed: make(chan struct{})} }
-
-// signal wakes the waiting side; t.mu is held.
-func (t *turnstile) signal() {
-	close(t.changed)
-	t.changed = make(chan struct{})
-}
-
-func (t *turnstile) arrive(side, n int) {
-	timeout := time.NewTimer(raceWait)
-	defer timeout.Stop()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.at[side] = n + 1
-	t.signal()
-	for !t.done[1-side] && t.at[1-side] < n+1 {
-		ch := t.changed
-		t.mu.Unlock()
-		select {
-		case <-ch:
-			t.mu.Lock()
-		case <-timeout.C:
-			t.mu.Lock()
-			return
-		}
-	}
-}
-
-func (t *turnstile) finish(side int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.done[side] = true
-	t.signal()
-}
-
-// runRace runs fa on ca and fb on cb at once, in step.
-func runRace(ca, cb Conn, fa, fb func()) {
-	t := newTurnstile()
-	for side, c := range []Conn{ca, cb} {
-		c.CountStatements()
-		c.SetOnStatement(func(n int) { t.arrive(side, n) })
-	}
-	var wg sync.WaitGroup
-	for side, f := range []func(){fa, fb} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer t.finish(side)
-			f()
-		}()
-	}
-	wg.Wait()
-	ca.SetOnStatement(nil)
-	cb.SetOnStatement(nil)
-}
+// runRace runs fa on ca and fb on cb at once, held in step statement by
+// statement. The goroutines and the wait live in sqlstore (the SQL
+// backend, where they may): this package replays a seed in the
+// scheduler's order and keeps the determinism rules.
+func runRace(ca, cb Conn, fa, fb func()) { sqlstore.InStep(ca, cb, fa, fb) }
 
 // race replays e as a race when it is one of the first racesPerKind of a
 // racing kind this seed, on PostgreSQL; raced is false when it is not
