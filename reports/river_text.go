@@ -309,7 +309,7 @@ func replayCell(sw DesignSweep) string {
 	if sw.Shrunk == nil {
 		return "–"
 	}
-	return code(targetsim.Command("replay", "", sw.Shrunk.Config, sw.Shrunk.Result.Seed))
+	return code(targetsim.Command("replay", "river", "", sw.Shrunk.Config, sw.Shrunk.Result.Seed))
 }
 
 // queueChecks are the checks of River's own guarantees: those that do
@@ -508,7 +508,7 @@ func (p *page) riverReproduce(rv *River) {
 	p.line()
 	p.line("```sh")
 	for _, c := range rv.Contrast {
-		p.line(targetsim.Command("replay", "", c.Config, c.Result.Seed), "   # ", c.Config.Design.String())
+		p.line(targetsim.Command("replay", "river", "", c.Config, c.Result.Seed), "   # ", c.Config.Design.String())
 	}
 	p.line("```")
 }

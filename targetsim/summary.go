@@ -136,10 +136,11 @@ func (f foldHash) add(v uint64) {
 
 func (f foldHash) sum() uint64 { return f.h.Sum64() }
 
-// Command is the durasim command line that reruns seed of cfg against the
-// target: "go run ./cmd/durasim replay -target river -seed 7 ...".
-func Command(verb, backend string, cfg Config, seed uint64) string {
-	cmd := fmt.Sprintf("go run ./cmd/durasim %s -target river", verb)
+// Command is the durasim command line that reruns seed of cfg against
+// the target system (the name the CLI's -target takes): "go run
+// ./cmd/durasim replay -target river -seed 7 ...".
+func Command(verb, system, backend string, cfg Config, seed uint64) string {
+	cmd := fmt.Sprintf("go run ./cmd/durasim %s -target %s", verb, system)
 	if backend != "" && backend != "sqlite" {
 		cmd += " -backend " + backend
 	}

@@ -188,19 +188,19 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return replayTarget(ctx, q, cfg, seed, f.backend, stdout, stderr)
+		return replayTarget(ctx, q, cfg, seed, f.target, f.backend, stdout, stderr)
 	case "shrink":
 		seed, err := f.oneSeed()
 		if err != nil {
 			return err
 		}
-		return shrinkTarget(ctx, q, cfg, seed, f.backend, stdout)
+		return shrinkTarget(ctx, q, cfg, seed, f.target, f.backend, stdout)
 	case "mutants":
 		rng, err := f.seedList(1, 200)
 		if err != nil {
 			return err
 		}
-		return targetMutants(ctx, q, cfg, rng, f.backend, stdout)
+		return targetMutants(ctx, q, cfg, rng, f.target, f.backend, stdout)
 	}
 	seeds, err := f.seedList(1, 1)
 	if err != nil {
@@ -266,31 +266,25 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 		return nil
 	}
 	if !f.jsonOut {
-		if err := explainTargetFailure(ctx, q, cfg, first, f.backend, stdout); err != nil {
+		if err := explainTargetFailure(ctx, q, cfg, first, f.target, f.backend, stdout); err != nil {
 			return err
 		}
 	}
 	return errViolation
 }
 
-// explainTargetFailure prints a failing seed, its violations and its
-// shrunk counterexample with the command that replays it.
-func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, backend string, w io.Writer) error {
-	fmt.Fprintf(w, "\nFAIL seed %d (design %s)\n", res.Seed, cfg.Design)
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  violation: %s\n", v)
-	}
-	if res.Swarm != "" {
-		fmt.Fprintf(w, "  swarm %s\n", res.Swarm)
-	}
-	sh, err := targetsim.Shrink(ctx, q, cfg, res.Seed, res, "")
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	fmt.Fprintf(w, "  shrunk in %d runs to %d fault(s), %d document(s), %d worker(s): %s\n", sh.Runs, len(sh.Config.Plan.Faults),
-		docsOf(sh.Config), sh.Config.Workers, planText(sh.Config.Plan))
-	fmt.Fprintf(w, "  first violation after shrinking: %s\n", sh.Result.Violations[0])
-	fmt.Fprintf(w, "  reproduce: %s\n", targetsim.Command("replay", backend, sh.Config, res.Seed))
+// explainTargetFailure prints a failing seed's story (targetsim.WriteFailure)
+// with the commands that rerun the seed and replay its shrunk
+// counterexample against the system that ran.
+func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, system, backend string, w io.Writer) error {
+	fmt.Fprintln(w)
+	targetsim.WriteFailure(ctx, w, q, cfg, res, func(sh *targetsim.Shrunk) []string {
+		lines := []string{targetsim.Command("run", system, backend, cfg, res.Seed)}
+		if sh != nil {
+			lines = append(lines, targetsim.Command("replay", system, backend, sh.Config, res.Seed))
+		}
+		return lines
+	})
 	return nil
 }
 
@@ -308,7 +302,7 @@ func planText(p faults.Plan) string {
 	return p.OneLine()
 }
 
-func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout, stderr io.Writer) error {
+func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, system, backend string, stdout, stderr io.Writer) error {
 	cfg.KeepTrace = true
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
@@ -325,13 +319,13 @@ func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 	}
 	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
 	if res.Failed() {
-		fmt.Fprintf(stderr, "reproduce: %s\n", targetsim.Command("replay", backend, cfg, seed))
+		fmt.Fprintf(stderr, "reproduce: %s\n", targetsim.Command("replay", system, backend, cfg, seed))
 		return errViolation
 	}
 	return nil
 }
 
-func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, backend string, stdout io.Writer) error {
+func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, system, backend string, stdout io.Writer) error {
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
 		return &exitError{code: 1, err: err}
@@ -340,7 +334,7 @@ func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 		fmt.Fprintf(stdout, "seed %d violates no check: nothing to shrink\n", seed)
 		return nil
 	}
-	if err := explainTargetFailure(ctx, q, cfg, res, backend, stdout); err != nil {
+	if err := explainTargetFailure(ctx, q, cfg, res, system, backend, stdout); err != nil {
 		return err
 	}
 	return errViolation

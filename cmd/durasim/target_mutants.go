@@ -18,7 +18,7 @@ import (
 // counterexample. A violation of the queue's own guarantees (attempts,
 // finished jobs, timing) is the queue's finding, whatever the handler:
 // it is listed apart and does not decide a design's verdict.
-func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, seeds seedRange, backend string, w io.Writer) error {
+func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, seeds seedRange, system, backend string, w io.Writer) error {
 	fmt.Fprintf(w, "target      river on %s, seeds %d:%d\n\n", backend, seeds.lo, seeds.hi)
 	fmt.Fprintf(w, "%-20s %-8s %s\n", "design", "promise", "verdict")
 	bad := false
@@ -53,7 +53,7 @@ func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, s
 			}
 			fmt.Fprintf(w, "%-20s %-8s   shrunk: %s (%d document(s), %d worker(s))\n", "", "", planText(sh.Config.Plan), docsOf(sh.Config), sh.Config.Workers)
 			fmt.Fprintf(w, "%-20s %-8s   %s\n", "", "", sh.Result.First(inv))
-			fmt.Fprintf(w, "%-20s %-8s   reproduce: %s\n", "", "", targetsim.Command("replay", backend, sh.Config, caught.Seed))
+			fmt.Fprintf(w, "%-20s %-8s   reproduce: %s\n", "", "", targetsim.Command("replay", system, backend, sh.Config, caught.Seed))
 		}
 	}
 	if bad {

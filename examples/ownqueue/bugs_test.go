@@ -1,12 +1,15 @@
 package ownqueue_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/durasim/durasim/simtest"
 )
 
 // bugRoot is the root the planted-bug sweeps derive their seeds from:
@@ -21,8 +24,8 @@ func TestPlantedBugsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the package three times")
 	}
-	if buildTags() != "" {
-		t.Skip("built with tags " + buildTags() + ": the child sweeps choose their own")
+	if simtest.BuildTags() != "" {
+		t.Skip("built with tags " + simtest.BuildTags() + ": the child sweeps choose their own")
 	}
 	root := moduleRoot(t)
 	sweep := []string{"test", "-count=1", "./examples/ownqueue", "-run", "^TestSweep$", "-sim.root=" + bugRoot}
@@ -35,15 +38,29 @@ func TestPlantedBugsCaught(t *testing.T) {
 	} {
 		tag, inv := bug.tag, bug.inv
 		t.Run(tag, func(t *testing.T) {
+			saved := filepath.Join(root, "examples", "ownqueue", "testdata", "sim-failures", "TestSweep")
+			if _, err := os.Stat(saved); err == nil {
+				t.Fatalf("%s exists before the sweep: a saved failing seed would run first", saved)
+			}
+			t.Cleanup(func() { // the seed file, then its folders if that left them empty
+				for p := saved; p != root; p = filepath.Dir(p) {
+					if os.Remove(p) != nil {
+						break
+					}
+				}
+			})
 			out, err := goCmd(root, append([]string{"test", "-tags", tag}, sweep[1:]...)...)
 			if err == nil {
 				t.Fatalf("the sweep passed with %s:\n%s", tag, out)
 			}
 			got, cmd := failure(t, out)
+			if b, err := os.ReadFile(saved); err != nil || !strings.Contains(string(b), fmt.Sprint(seedOf(t, out))) {
+				t.Fatalf("the failing seed was not saved in %s (%v): %q", saved, err, b)
+			}
 			if got != inv {
 				t.Fatalf("with %s the sweep failed %s, want %s:\n%s", tag, got, inv, out)
 			}
-			if !strings.Contains(out, "shrunk in ") {
+			if !strings.Contains(out, "shrunk after ") || !strings.Contains(out, "    > #") {
 				t.Fatalf("no shrunk counterexample:\n%s", out)
 			}
 			c := exec.Command("sh", "-c", cmd)
@@ -82,9 +99,19 @@ func readmeQuotes(t *testing.T, root, tag, out string) {
 }
 
 var (
-	failLine      = regexp.MustCompile(`FAIL seed \d+ \([^)]*\): (target-[a-z-]+):`)
-	reproduceLine = regexp.MustCompile(`(?m)^\s*reproduce: (go test .*)$`)
+	failLine      = regexp.MustCompile(`FAIL seed (\d+) \([^)]*\)\n\s*violation: (target-[a-z-]+):`)
+	reproduceLine = regexp.MustCompile(`(?m)reproduce:\n\s*(go test .*)$`)
 )
+
+// seedOf is the failing seed a sweep's output names.
+func seedOf(t *testing.T, out string) string {
+	t.Helper()
+	m := failLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no failing seed in:\n%s", out)
+	}
+	return m[1]
+}
 
 // failure is the invariant a sweep's output failed first and the
 // reproduce command it printed.
@@ -94,7 +121,7 @@ func failure(t *testing.T, out string) (inv, cmd string) {
 	if m == nil || r == nil {
 		t.Fatalf("no failing seed and reproduce command in:\n%s", out)
 	}
-	return m[1], r[1]
+	return m[2], r[1]
 }
 
 func goCmd(dir string, args ...string) (string, error) {
