@@ -67,6 +67,8 @@
     dlq: function (g, x, y) { g.fillStyle = "#333"; g.fillRect(x - 4.5, y - 3, 9, 6); g.strokeStyle = "#fff"; g.lineWidth = 1; g.beginPath(); g.moveTo(x - 4.5, y - 3); g.lineTo(x, y + 0.5); g.lineTo(x + 4.5, y - 3); g.stroke(); },
     operator: function (g, x, y) { poly(g, [x, y - 5, x + 5, y, x, y + 5, x - 5, y], "#00897b", "#004d40"); }
   };
+  // noteDot marks where a fault of the plan took effect.
+  function noteDot(g, x, y) { circle(g, x, y, 2.5, PURPLE, "#fff"); }
   function circle(g, x, y, r, fill, stroke) {
     g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI);
     if (fill) { g.fillStyle = fill; g.fill(); }
@@ -135,13 +137,22 @@
     this.workerLanes = [];
     for (l = 0; l < d.lanes.length; l++) if (d.lanes[l].role === "w") this.workerLanes.push(l);
     this.glyphName = d.glyphs;
+    this.notes = {};
+    var noteAt = d.noteAt || [], notes = d.notes || [];
+    for (i = 0; i < noteAt.length; i++) this.notes[noteAt[i]] = this.notes[noteAt[i]] ? this.notes[noteAt[i]] + "; " + notes[i] : notes[i];
     this.named = {};
     this.colors = {};
     this.fills = {};
   };
 
+  // line is event i's trace line with its number after its time (a
+  // target's lines carry their own time: "t=1.503s #24 w0 effect …"),
+  // and the fault of the plan that took effect there, if one did.
   Timeline.prototype.line = function (i) {
-    return "t=" + millis(this.at[i]) + "ms #" + (i + 1) + " " + this.d.text[i];
+    var t = this.d.text[i], s;
+    if (this.d.clock === "whole") { var sp = t.indexOf(" "); s = t.slice(0, sp) + " #" + (i + 1) + t.slice(sp); }
+    else s = "t=" + millis(this.at[i]) + "ms #" + (i + 1) + " " + t;
+    return this.notes[i] ? s + "\n" + this.ui.fault + ": " + this.notes[i] : s;
   };
 
   Timeline.prototype.makeLabels = function () {
@@ -159,7 +170,7 @@
 
   Timeline.prototype.makeLegend = function () {
     var box = this.el.legend, ui = this.ui;
-    var items = ["lease", "commit", "publish", "deliver", "apply", "skip", "ack", "retry", "dead", "reject", "crash", "pause", "duplicate", "delay", "reorder", "ambiguous", "deadline", "429", "named"];
+    var items = this.d.legend || ["lease", "commit", "publish", "deliver", "apply", "skip", "ack", "retry", "dead", "reject", "crash", "pause", "duplicate", "delay", "reorder", "ambiguous", "deadline", "429", "named"];
     for (var k = 0; k < items.length; k++) {
       var name = items[k], span = document.createElement("span"), c = document.createElement("canvas");
       c.width = 32; c.height = 32; c.style.width = "16px"; c.style.height = "16px";
@@ -167,6 +178,7 @@
       g.scale(2, 2);
       if (name === "429") { g.fillStyle = "rgba(229,57,53,0.18)"; g.fillRect(0, 0, 16, 16); g.fillStyle = RED; g.font = "bold 8px sans-serif"; g.fillText("429", 1, 11); }
       else if (name === "named") { circle(g, 8, 8, 6, null, RED); }
+      else if (name === "fault") { noteDot(g, 8, 8); }
       else if (name === "pause") { g.fillStyle = this.hatch(g); g.fillRect(0, 3, 16, 10); }
       else paint[name](g, 8, 8, jobColor(3));
       span.appendChild(c);
@@ -636,7 +648,7 @@
       if (!this.vis[b[k + 8]]) continue;
       var lane = b[k], x0 = this.X(b[k + 4]), x1 = this.X(b[k + 6]);
       var lo = Math.max(x0, 0) + 4, hi = Math.min(x1, this.W) - 3;
-      var label = "j" + b[k + 1] + " f" + b[k + 2] + " a" + b[k + 3], need = g.measureText(label).width + 4;
+      var label = "j" + b[k + 1] + (b[k + 2] >= 0 ? " f" + b[k + 2] : "") + " a" + b[k + 3], need = g.measureText(label).width + 4;
       if (hi - lo < need) continue;
       var at = this.gapIn(lane, b[k + 4], b[k + 6], lo, hi, need);
       if (at < 0) continue;
@@ -720,6 +732,7 @@
       var x = this.xOf(i), gi = this.gl[i];
       if (x - last[gi] < 1) continue; // the same shape within a pixel
       paint[this.glyphName[gi]](g, x, y, this.color(this.job[i]));
+      if (this.notes[i]) noteDot(g, x, y - 7);
       last[gi] = x;
       n++;
       if (this.rec) { var hw = HALF[this.glyphName[gi]] || 6; this.rec.marks.push({ x: x - hw, y: y - 7, w: 2 * hw, h: 14, what: "#" + (i + 1) }); }

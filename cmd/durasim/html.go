@@ -211,17 +211,21 @@ func pageOf(name string, cfg sim.Config, seed uint64, first *sim.Shrunk, rp *sim
 }
 
 // checkHTML validates -html and -html-dir before a sweep of n seeds runs.
-func (s *sweepFlags) checkHTML(n int) error {
+func (s *sweepFlags) checkHTML(n int) error { return checkHTMLFlags(s.html, s.htmlDir, n) }
+
+// checkHTMLFlags validates -html and -html-dir (model or target) before
+// a sweep of n seeds runs.
+func checkHTMLFlags(html, htmlDir string, n int) error {
 	switch {
-	case s.html != "" && s.htmlDir != "":
+	case html != "" && htmlDir != "":
 		return usageErr("give -html or -html-dir, not both")
-	case s.html != "" && n != 1:
+	case html != "" && n != 1:
 		return usageErr("-html draws one seed (give -seed N); for a sweep, -html-dir DIR writes one page per failing seed")
 	}
-	if err := checkHTMLFile(s.html); err != nil {
+	if err := checkHTMLFile(html); err != nil {
 		return err
 	}
-	return makeHTMLDir(s.htmlDir)
+	return makeHTMLDir(htmlDir)
 }
 
 // replayPage writes the page of a replayed run: a failing one is shrunk
