@@ -87,6 +87,8 @@ var messageShapes = []string{
 	"document {} completed ({}) with no effect", "o documento {1} foi concluído ({2}) sem efeito",
 	"document {} has {} effects ({effects})", "o documento {1} tem {2} efeitos ({3})",
 	"{} (tenant {}) wrote its effect under key {}, which {} of tenant {} wrote first", "{1} (tenant {2}) gravou seu efeito sob a chave {3}, que {4} do tenant {5} gravou antes",
+	"{} fetched for attempt {} of at most {}", "{1} foi buscado para a tentativa {2} de no máximo {3}",
+	"the database has {} at attempt {} of {}; the history says at most {}", "o banco tem {1} na tentativa {2} de {3}; o histórico diz no máximo {4}",
 	// bounded-retries: the deadline bounds running work
 	"{} stage={} work started at {}, at or after its deadline {}, and ran for {}: work begun past the deadline is cut at once",
 	"{1} stage={2}: o trabalho começou em {3}, no deadline {4} ou depois dele, e durou {5}: trabalho começado depois do deadline é cortado na hora",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/durasim/durasim/target"
@@ -81,9 +82,9 @@ func roleOfActor(actor string) string {
 	return actor
 }
 
-// makeLanes lists the lanes by role, workers by their order of start
-// (w0, w1, … then the restarts, as Result.Incarnations has them), every
-// other actor once.
+// makeLanes lists the lanes by role, workers by number and incarnation
+// (w0, w0.1, w1, … as the model's pages order them), every other actor
+// once.
 func (b *targetBuilder) makeLanes() {
 	names := []string{}
 	seen := map[string]bool{}
@@ -101,7 +102,9 @@ func (b *targetBuilder) makeLanes() {
 		add(b.res.Ops[i].Actor)
 	}
 	slices.SortStableFunc(names, func(x, y string) int {
-		return cmp.Compare(indexOf(targetRoles, roleOfActor(x)), indexOf(targetRoles, roleOfActor(y)))
+		ix, iy := workerOrder(x), workerOrder(y)
+		return cmp.Or(cmp.Compare(indexOf(targetRoles, roleOfActor(x)), indexOf(targetRoles, roleOfActor(y))),
+			cmp.Compare(ix[0], iy[0]), cmp.Compare(ix[1], iy[1]))
 	})
 	for i, name := range names {
 		b.lanes[name] = i
@@ -111,6 +114,18 @@ func (b *targetBuilder) makeLanes() {
 		l := &b.d.Lanes[b.lanes[in.Name]]
 		l.From, l.To, l.Crashed = micros64(in.From), micros64(in.To), in.Crashed
 	}
+}
+
+// workerOrder is a worker's number and incarnation ("w2.1": 2, 1); 0, 0
+// for any other actor.
+func workerOrder(actor string) [2]int {
+	if roleOfActor(actor) != "w" {
+		return [2]int{}
+	}
+	id, in, _ := strings.Cut(actor[1:], ".")
+	a, _ := strconv.Atoi(id)
+	b, _ := strconv.Atoi(in)
+	return [2]int{a, b}
 }
 
 // op adds op i: its mark, and the bar, span or link it opens or closes.
@@ -160,7 +175,9 @@ func opGlyph(o *target.Op) glyph {
 	case target.OpRollback:
 		return gReject
 	case target.OpReport:
-		if !o.Applied {
+		// A report the queue left is refused, unless the job is where
+		// the report wanted it: completed by its own transaction.
+		if !o.Applied && (o.Outcome != target.Done || o.State != target.Completed) {
 			return gReject
 		}
 		return stateGlyph[o.State]
