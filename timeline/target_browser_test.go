@@ -31,7 +31,8 @@ func targetLine(res *targetsim.Result, i int) string {
 // Chromium with the network blocked: no console error, a lane per actor,
 // a mark per op, attempt bars, the violation's ops ringed, the fault
 // noted where it struck, and the same reading of it as the model's
-// pages give (lines, hover, only the jobs involved, layout).
+// pages give (lines, hover, only the jobs involved, layout on a desktop
+// and on a phone).
 func TestTargetTimelineInBrowser(t *testing.T) {
 	design, err := targetsim.LookupDesign("effect-outside-tx")
 	if err != nil {
@@ -78,6 +79,11 @@ func TestTargetTimelineInBrowser(t *testing.T) {
 	t.Run("whole run: violation", func(t *testing.T) { checkTargetViolation(t, p, 1, res, inv) })
 	browser.CheckDrawn(t, "target page, tab 2", browser.Eval[[]browser.Drawn](t, p, "window.durasimTimelines[1].layout()")...)
 	screenshot(t, p, "timeline-target-whole.png")
+	p.SetViewport(t, browser.Phone, browser.PhoneH, true)
+	p.Load(t, file)
+	browser.CheckLayout(t, p, "target page on a phone", "")
+	browser.CheckDrawn(t, "target page on a phone", browser.Eval[[]browser.Drawn](t, p, "window.durasimTimelines[0].layout()")...)
+	screenshot(t, p, "timeline-target-phone.png")
 	p.CheckClean(t)
 }
 

@@ -106,7 +106,11 @@ func writeTimeline(name string, cfg sim.Config, res *sim.Result, sh *sim.Shrunk,
 	if res.Failed() {
 		verdict = "original run: " + res.Violations[0].String()
 	}
-	page := timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s", res.Seed, cfg.Variant), Subtitle: verdict, Runs: runs}
+	return writePage(name, timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s", res.Seed, cfg.Variant), Subtitle: verdict, Runs: runs})
+}
+
+// writePage renders a timeline page and writes it to the file name.
+func writePage(name string, page timeline.Page) error {
 	var b bytes.Buffer
 	if err := page.Write(&b); err != nil {
 		return err

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -105,13 +103,5 @@ func targetPage(ctx context.Context, q target.Queue, name string, cfg targetsim.
 	if res.Failed() {
 		verdict = "original run: " + res.Violations[0].String()
 	}
-	page := timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s · %s", res.Seed, res.Target, cfg.Design), Subtitle: verdict, Runs: runs}
-	var b bytes.Buffer
-	if err := page.Write(&b); err != nil {
-		return err
-	}
-	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing the page: %v", err)
-	}
-	return nil
+	return writePage(name, timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s · %s", res.Seed, res.Target, cfg.Design), Subtitle: verdict, Runs: runs})
 }
