@@ -66,7 +66,10 @@ func seedRange(lo, hi uint64) []uint64 {
 
 func TestSQLiteMatchesModel(t *testing.T) {
 	n := uint64(200)
-	if testing.Short() {
+	switch {
+	case raceDetector:
+		n = 10
+	case testing.Short():
 		n = 50
 	}
 	sameAsModel(t, open(t, sqlstore.SQLite, ":memory:"), sim.DefaultConfig(), seedRange(1, n)...)

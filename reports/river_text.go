@@ -58,20 +58,10 @@ func (rv *River) render(l Lang, charts []chartFile, w Written, site *siteParts) 
 }
 
 func (p *page) riverVerdict(rv *River) {
-	l := p.l
 	held, total := rv.Held()
-	checks := l.count(total, "verificação", "verificações", "check", "checks")
-	p.line()
-	if rv.Passed() {
-		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ",
-			l.t("as arquiteturas corretas passam em todas as sementes, cada arquitetura ingênua é pega, e o contraexemplo do padrão documentado mostra o mecanismo descrito abaixo",
-				"the correct designs pass every seed, each naive design is caught, and the documented pattern's counterexample shows the mechanism described below"),
-			" (", fmt.Sprint(held), l.t(" de ", " of "), checks, ").")
-		return
-	}
-	p.line("> **", l.t("Resultado: NÃO confere", "Verdict: does NOT hold"), "** — ",
-		fmt.Sprint(held), l.t(" de ", " of "), checks,
-		l.t(" valem; veja as marcadas com ✗ abaixo.", " hold; see the ones marked ✗ below."))
+	p.verdictLine(rv.Passed(), held, total,
+		p.l.t("as arquiteturas corretas passam em todas as sementes, cada arquitetura ingênua é pega, e o contraexemplo do padrão documentado mostra o mecanismo descrito abaixo",
+			"the correct designs pass every seed, each naive design is caught, and the documented pattern's counterexample shows the mechanism described below"))
 }
 
 // riverPromises is what River says it does, quoted from its source.
