@@ -3,7 +3,7 @@
 // durasim, no library: see the doc of Go package timeline.
 (function () {
   "use strict";
-  var LANE_H = 22, AXIS_H = 46, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4;
+  var LANE_H = 22, AXIS_H = 46, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4, SAME_STEP = 9, SAME_MAX = 5;
   var RED = "#c62828", PURPLE = "#7b1fa2";
   var all = [];
   window.durasimTimelines = all;
@@ -134,6 +134,20 @@
     for (var l = 0; l < d.lanes.length; l++) this.byLane.push(new Int32Array(counts[l]));
     var fill = new Int32Array(d.lanes.length);
     for (i = 0; i < n; i++) this.byLane[lane[i]][fill[lane[i]]++] = i;
+    // A target's ops carry milliseconds: a handler's effect, completion
+    // and commit often share one instant on one lane. Each op after the
+    // first of an instant is drawn a step to the right of it (at most
+    // SAME_MAX steps), so that every mark can be seen, hovered and clicked.
+    this.off = new Float64Array(n);
+    if (d.clock === "whole") {
+      for (l = 0; l < d.lanes.length; l++) {
+        var li = this.byLane[l], run = 0;
+        for (var q = 1; q < li.length; q++) {
+          run = at[li[q]] === at[li[q - 1]] ? Math.min(run + 1, SAME_MAX) : 0;
+          this.off[li[q]] = run * SAME_STEP;
+        }
+      }
+    }
     this.workerLanes = [];
     for (l = 0; l < d.lanes.length; l++) if (d.lanes[l].role === "w") this.workerLanes.push(l);
     this.glyphName = d.glyphs;
@@ -247,7 +261,8 @@
   };
   Timeline.prototype.X = function (t) { return (this.U(t) - this.u0) / (this.u1 - this.u0) * this.W; };
   // xOf is event i's x, from its precomputed place on the axis.
-  Timeline.prototype.xOf = function (i) { return (this.u[i] - this.u0) / (this.u1 - this.u0) * this.W; };
+  // (plus its step to the right among the ops of one instant).
+  Timeline.prototype.xOf = function (i) { return (this.u[i] - this.u0) / (this.u1 - this.u0) * this.W + this.off[i]; };
 
   Timeline.prototype.fit = function () {
     var a = this.U(this.t0), b = this.U(this.tEnd), m = Math.max((b - a) * 0.02, 500);
@@ -404,10 +419,10 @@
     var l = Math.floor(y / LANE_H);
     if (l < 0 || l >= this.d.lanes.length) return -1;
     var idx = this.byLane[l], best = -1, bestD = 7;
-    var lo = this.firstAt(idx, this.T(this.u0 + (x - 8) / this.W * (this.u1 - this.u0)));
+    var lo = this.firstAt(idx, this.T(this.u0 + (x - 8 - SAME_MAX * SAME_STEP) / this.W * (this.u1 - this.u0)));
     for (var k = lo; k < idx.length; k++) {
       var i = idx[k], px = this.xOf(i);
-      if (px > x + 8) break;
+      if (px - this.off[i] > x + 8) break;
       if (!this.vis[i]) continue;
       var dd = Math.abs(px - x);
       if (dd <= bestD) { best = i; bestD = dd; }
@@ -668,7 +683,7 @@
       var x = this.xOf(i), half = named[i] ? RING : HALF[this.glyphName[this.gl[i]]] || 6;
       if (x + half <= start) continue;
       if (x - half - start >= need) return start;
-      start = x + half;
+      start = Math.max(start, x + half);
       if (start > hi) return -1;
     }
     return hi - start >= need ? start : -1;
