@@ -55,12 +55,14 @@
 // of the plan noted (a purple dot, its text in the tooltip) on the op it
 // struck (targetsim.Result.Strikes). Each event's text is the op's whole
 // trace line; the page shows it with the event's number after its time,
-// the number the violations name. "Only the jobs involved" keeps the ops
-// of the violation's jobs up to the last op it names.
+// the number the violations name; ops of one lane at one instant (a
+// target's times are milliseconds) are drawn side by side. "Only the
+// jobs involved" keeps the ops of the violation's jobs up to the last op
+// it names.
 //
 // # Why a hand-written script
 //
-// The page's script (timeline.js, about 930 lines, embedded with
+// The page's script (timeline.js, about 960 lines, embedded with
 // go:embed) is written for this data and draws on a canvas with no
 // library. A general timeline library (vis-timeline, d3 and its axis and
 // zoom modules) would add 100–500 KB to every page and a build step
