@@ -266,6 +266,10 @@ func checkIdempotency(ix *storeIndex, v *storeViolations) {
 			if o.Err != "" {
 				v.add(o.Job, fmt.Sprintf("conflicting payload under %s%s %s", o.Key, who(o), o.Err), o)
 			}
+		case OpCommit:
+			if msg := commitAnswer(ix, o); msg != "" {
+				v.add(o.Job, msg, o)
+			}
 		}
 	}
 	for i := range ix.st.Jobs {
@@ -274,4 +278,30 @@ func checkIdempotency(ix *storeIndex, v *storeViolations) {
 			v.add(j.ID, fmt.Sprintf("%v (%s) holds a payload that is not the one its enqueue carried", j.ID, j.Key))
 		}
 	}
+}
+
+// commitAnswer says how a commit's answer differs from the stage's stored
+// result ("": it does not): whether it created the result or was
+// deduplicated, the store must hand back the event and (where the feed
+// carries it) the value it keeps, not the caller's own. A commit whose
+// result is missing altogether is the durability check's.
+func commitAnswer(ix *storeIndex, o *Op) string {
+	j := ix.jobs[o.Job]
+	if j == nil {
+		return ""
+	}
+	r, ok := ix.results[model.StageKey(j.Key, o.Stage)]
+	what := "commit"
+	if o.Deduped {
+		what = "deduplicated commit"
+	}
+	switch {
+	case !ok:
+		return ""
+	case o.Event != r.EventID:
+		return fmt.Sprintf("%s%s of %v %s returned event %v, the stored result's is %v", what, who(o), o.Job, o.Stage, o.Event, r.EventID)
+	case ix.feed.CommitValues && o.Value != r.Value:
+		return fmt.Sprintf("%s%s of %v %s returned value %x, the stored result's is %x", what, who(o), o.Job, o.Stage, o.Value, r.Value)
+	}
+	return ""
 }

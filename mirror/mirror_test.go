@@ -86,6 +86,15 @@ func TestPostgresMatchesModel(t *testing.T) {
 	sameAsModel(t, open(t, sqlstore.Postgres, url), sim.DefaultConfig(), seedRange(1, 10)...)
 }
 
+// An ordered (FIFO) queue on PostgreSQL: its first leases each seed are
+// raced by a second worker (race.go), which must get nothing.
+func TestPostgresOrderedMatchesModel(t *testing.T) {
+	url := pgtest.Fresh(t, pgtest.URL(t))
+	cfg := sim.DefaultConfig()
+	cfg.Model.Ordered = true
+	sameAsModel(t, open(t, sqlstore.Postgres, url), cfg, seedRange(1, 5)...)
+}
+
 func TestOpenBadURL(t *testing.T) {
 	_, err := mirror.Open(context.Background(), sqlstore.Postgres, "postgres://nobody@127.0.0.1:1/x?sslmode=disable&connect_timeout=2")
 	if err == nil || strings.Contains(err.Error(), "\n") {

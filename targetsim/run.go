@@ -266,7 +266,7 @@ func (r *run) start() {
 	}
 	r.resc = rescuer{r: r, conn: r.q.Conn("rescuer")}
 	r.sched.At(scheduler.Time(rescuerInterval), scheduler.Event{Kind: evRescuer})
-	r.sched.At(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+	r.sched.At(scheduler.Time(r.scheduleEvery()), scheduler.Event{Kind: evSchedule})
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 	r.sched.At(scheduler.Time(quiesceAt), scheduler.Event{Kind: evQuiesce})
 }
@@ -441,7 +441,18 @@ func (r *run) newTx() int {
 	return r.txSeq
 }
 
-// schedulePass is River's job scheduler.
+// scheduleEvery is the scheduler's interval: the span within which the
+// queue may make a due job available at once (River's scheduler
+// interval), or, for a queue that makes none early, the poll interval.
+func (r *run) scheduleEvery() target.Time {
+	if r.pol.AvailableWithin > 0 {
+		return r.pol.AvailableWithin
+	}
+	return pollInterval
+}
+
+// schedulePass is the queue's scheduler: River's job scheduler, or the
+// pass that takes back jobs whose lease ran out (Policy.Lease).
 func (r *run) schedulePass() {
 	got, err := r.ops2.Schedule(r.ctx, r.now())
 	if err != nil {
@@ -452,7 +463,7 @@ func (r *run) schedulePass() {
 		r.counts.Scheduled++
 		r.record(target.Op{Kind: target.OpSchedule, Actor: "scheduler", Job: s.Job, State: s.State})
 	}
-	r.sched.After(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+	r.sched.After(scheduler.Time(r.scheduleEvery()), scheduler.Event{Kind: evSchedule})
 }
 
 // operator runs the plan's retries: a document's job, once discarded or
