@@ -57,6 +57,7 @@ type targetFlags struct {
 	rescueAfter time.Duration
 	jsonOut     bool
 	check       bool
+	pages       *targetPages // html_target.go
 }
 
 func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
@@ -85,6 +86,7 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	if verb == "run" || verb == "mutants" {
 		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
 	}
+	f.pages = addTargetPageFlags(fs, verb)
 	if verb == "run" {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
@@ -167,6 +169,9 @@ func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, ta
 	if err != nil {
 		return nil, cfg, nil, nil, err
 	}
+	if f.pages != nil {
+		f.pages.system = f.target
+	}
 	q, closeQ, err := f.open()
 	if err != nil {
 		return nil, cfg, nil, nil, err
@@ -188,7 +193,10 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return replayTarget(ctx, q, cfg, seed, f.target, f.backend, stdout, stderr)
+		if err := f.pages.check(1); err != nil {
+			return err
+		}
+		return replayTarget(ctx, q, cfg, seed, f, stdout, stderr)
 	case "shrink":
 		seed, err := f.oneSeed()
 		if err != nil {
@@ -204,6 +212,9 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 	}
 	seeds, err := f.seedList(1, 1)
 	if err != nil {
+		return err
+	}
+	if err := f.pages.check(int(seeds.hi - seeds.lo + 1)); err != nil {
 		return err
 	}
 	if f.check {
@@ -263,12 +274,15 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 		sum.Print(stdout)
 	}
 	if first == nil {
-		return nil
+		return f.pages.swept(ctx, q, cfg, seeds, sum.Failing, f.backend, f.stderr)
 	}
 	if !f.jsonOut {
 		if err := explainTargetFailure(ctx, q, cfg, first, f.target, f.backend, stdout); err != nil {
 			return err
 		}
+	}
+	if err := f.pages.swept(ctx, q, cfg, seeds, sum.Failing, f.backend, f.stderr); err != nil {
+		return err
 	}
 	return errViolation
 }
@@ -302,7 +316,8 @@ func planText(p faults.Plan) string {
 	return p.OneLine()
 }
 
-func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, system, backend string, stdout, stderr io.Writer) error {
+func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, f *targetFlags, stdout, stderr io.Writer) error {
+	system, backend := f.target, f.backend
 	cfg.KeepTrace = true
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
@@ -320,6 +335,11 @@ func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 	fmt.Fprintf(stdout, "hash %s\n", res.HashHex())
 	if res.Failed() {
 		fmt.Fprintf(stderr, "reproduce: %s\n", targetsim.Command("replay", system, backend, cfg, seed))
+	}
+	if err := f.pages.replayed(ctx, q, cfg, res, backend, stderr); err != nil {
+		return err
+	}
+	if res.Failed() {
 		return errViolation
 	}
 	return nil
