@@ -218,6 +218,9 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.check {
+		if f.pages != nil && (f.pages.html != "" || f.pages.htmlDir != "") {
+			return usageErr("-check-determinism compares traces and writes no page: drop -html and -html-dir")
+		}
 		return checkTargetDeterminism(ctx, q, cfg, seeds, stdout)
 	}
 	return sweepTarget(ctx, q, cfg, seeds, f, stdout)
