@@ -319,7 +319,7 @@ func opsOf(hist []Entry, keys []string) []invariants.Op {
 			continue
 		}
 		o := invariants.Op{Kind: k, Proc: e.Proc, Job: model.JobID(e.Job), Fence: e.Fence, Stage: stageOf(e.Stage),
-			Attempt: e.Attempt, Event: model.EventID(e.Event), Msg: e.Msg, Applied: e.Applied, Deduped: e.Deduped, Err: e.Err, Value: e.Value,
+			Attempt: e.Attempt, Event: model.EventID(e.Event), Msg: e.Msg, Applied: e.Applied, Deduped: e.Deduped, Err: e.Err, Value: e.Value, Payload: e.Payload,
 			Visible: model.Time(e.Visible), New: model.JobID(e.New), Key: e.Key, T0: model.Time(e.T0), T1: model.Time(e.T1)}
 		switch k {
 		case invariants.OpAudit:

@@ -49,6 +49,7 @@ type Entry struct {
 	Point   string  `json:"point,omitempty"`
 	Stmt    int     `json:"stmt,omitempty"`    // kill inside an operation: after this many statements
 	Value   uint64  `json:"value,omitempty"`   // commit: the stage result's value the store returned
+	Payload uint64  `json:"payload,omitempty"` // conflict: the other payload sent
 	Visible int64   `json:"visible,omitempty"` // retry: the visible time it set; cancel: the one it would have set
 	New     int64   `json:"new,omitempty"`     // reprocess, audit: the new job
 	Key     string  `json:"key,omitempty"`     // resubmit, conflict

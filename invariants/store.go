@@ -76,7 +76,7 @@ const (
 	OpReprocess            // Job's next version is job New
 	OpAudit                // audit row Action for Job and New
 	OpResubmit             // enqueue of Key's own payload returned Job; Deduped: created nothing; Err: it failed
-	OpConflict             // enqueue of Key with another payload: Err "" refused, else what it did
+	OpConflict             // enqueue of Key with another payload (Payload; 0: unknown): Err "" refused, else what it did
 	OpRefused              // a fenced write on Job under Fence refused; Code why (stale_fence, not_leased; CodeNone: unknown)
 	opKindCount
 )

@@ -148,6 +148,14 @@ var storeCases = []storeCase{
 		"write by w0 on j2 under fence 3 refused as not_leased while that fence's lease by w0 was the job's current one", func(s *st, o *ops) {
 			drop(o, find(*o, invariants.OpRetry, 2, 1)) // nothing ended fence 3's lease before the refusal
 		}},
+	{"a conflict refused for the key's own payload", invariants.StoreIdempotency, nil,
+		"enqueue of ta:d1:v1 by api refused as a conflict, but j1 holds that very payload 7", func(s *st, o *ops) {
+			(*o)[len(*o)-1].Payload = 7
+		}},
+	{"a conflict refused for a key no job holds", invariants.StoreIdempotency, nil,
+		"enqueue of ta:d9:v1 by api refused as a conflict, but no job holds the key", func(s *st, o *ops) {
+			(*o)[len(*o)-1].Key = "ta:d9:v1"
+		}},
 	{"a payload overwritten", invariants.StoreIdempotency, nil, "not the one its enqueue carried", func(s *st, o *ops) {
 		jobOf(s, 1).PayloadHash = 8
 	}},

@@ -138,7 +138,7 @@ func storeFixture() *storeFx {
 	// it is deduplicated to the stored result.
 	f.op(invariants.Op{Kind: invariants.OpCommit, Proc: "zombie", Job: 1, Fence: 1, Stage: model.StageIngest, Event: 1, Value: 11, Deduped: true})
 	f.op(invariants.Op{Kind: invariants.OpResubmit, Proc: "api", Job: 1, Key: f.job(1).Key, Deduped: true})
-	f.op(invariants.Op{Kind: invariants.OpConflict, Proc: "api", Key: f.job(1).Key})
+	f.op(invariants.Op{Kind: invariants.OpConflict, Proc: "api", Key: f.job(1).Key, Payload: 8})
 	return f
 }
 

@@ -92,7 +92,11 @@ func TestPostgresOrderedMatchesModel(t *testing.T) {
 	url := pgtest.Fresh(t, pgtest.URL(t))
 	cfg := sim.DefaultConfig()
 	cfg.Model.Ordered = true
-	sameAsModel(t, open(t, sqlstore.Postgres, url), cfg, seedRange(1, 5)...)
+	n := uint64(5)
+	if testing.Short() {
+		n = 2
+	}
+	sameAsModel(t, open(t, sqlstore.Postgres, url), cfg, seedRange(1, n)...)
 }
 
 func TestOpenBadURL(t *testing.T) {

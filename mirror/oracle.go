@@ -56,6 +56,9 @@ func (b *Backend) record(e *model.Event) {
 			op.Kind, op.Key, op.Deduped = invariants.OpResubmit, e.Key, true
 		case model.CodeIdempotencyConflict:
 			op.Kind, op.Key, op.Job = invariants.OpConflict, e.Key, 0
+			if j := b.sys.JobRef(e.Job); j != nil {
+				op.Payload = ^j.PayloadHash // the other payload the replay sends (enqueue)
+			}
 		default:
 			return
 		}
