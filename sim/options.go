@@ -19,7 +19,8 @@ import (
 // (retries that spend it: seed 004's budget path), documents at the
 // largest operationVersion (Config.EdgeVersions), a backoff capped at its
 // base, a breaker at the edges of its settings (and, in one seed in four,
-// a probe of one setting past its edge: pastedge.go). Each option
+// a probe of one setting past its edge: pastedge.go), and three seeds in
+// four a share of documents run as durable workflows (workflow.go). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -35,9 +36,10 @@ type swarmOptions struct {
 	tenants      int32 // 0: the default
 	tokenBudget  int64 // 0: the default
 	edgeVersions bool
-	cappedRetry  bool // the backoff's cap at its base: every retry's bound is the cap
-	edgeBreaker  bool // the breaker at the edges of its settings
-	pastEdge     int  // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
+	cappedRetry  bool  // the backoff's cap at its base: every retry's bound is the cap
+	edgeBreaker  bool  // the breaker at the edges of its settings
+	pastEdge     int   // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
+	wfEvery      int32 // 0: no document runs as a durable workflow
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -61,6 +63,7 @@ func drawOptions(seed uint64) swarmOptions {
 	cappedRetry := r.Chance(125_000)
 	edgeBreaker := r.Chance(125_000)
 	pastEdge := r.IntN(4 * len(pastEdges)) // one seed in four probes an edge
+	wfEvery := [...]int32{0, 1, 2, 4}[r.IntN(4)]
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -98,6 +101,7 @@ func drawOptions(seed uint64) swarmOptions {
 	if pastEdge < len(pastEdges) {
 		o.pastEdge = 1 + pastEdge
 	}
+	o.wfEvery = wfEvery
 	return o
 }
 
@@ -150,6 +154,9 @@ func (o swarmOptions) apply(cfg Config) Config {
 	if o.edgeBreaker && cfg.Model.Breaker == d.Model.Breaker {
 		cfg.Model.Breaker = edgeBreaker(cfg.Model.Breaker)
 	}
+	if o.wfEvery > 0 && cfg.WorkflowEvery == d.WorkflowEvery {
+		cfg.WorkflowEvery = o.wfEvery
+	}
 	return cfg
 }
 
@@ -196,6 +203,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.Breaker != d.Model.Breaker {
 		parts = append(parts, "breaker="+BreakerSpec(cfg.Model.Breaker))
+	}
+	if cfg.WorkflowEvery != d.WorkflowEvery {
+		parts = append(parts, "workflow-every="+strconv.Itoa(int(cfg.WorkflowEvery)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -103,6 +103,7 @@ type run struct {
 	api        restartable
 	provider   provider
 	operator   operator
+	wf         wfRuns // durable workflows (workflow.go)
 
 	jobDoc        []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
 	docJob        []model.JobID // doc index → the job id its client was given
@@ -272,6 +273,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.inj = r.newInjector()
 	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
+	r.resetWorkflows(&old.wf)
 	r.operator.tried = old.operator.tried
 	if r.operator.tried == nil {
 		r.operator.tried = map[model.JobID]bool{}
