@@ -35,9 +35,11 @@ type Result struct {
 	// LineKinds are the kinds of line the trace shows: bit k of [1] an
 	// accepted event of kind k, of [0] one not OK (a refusal, a skip).
 	LineKinds [2]uint64
-	End       model.Time
-	DLQ       []model.Envelope   // the dead-letter queue at the end of the run
-	Audit     []model.AuditEntry // the operators' audit log at the end of the run
+	// Pairs are the rare conjunctions the trace shows (pairs.go).
+	Pairs PairSet
+	End   model.Time
+	DLQ   []model.Envelope   // the dead-letter queue at the end of the run
+	Audit []model.AuditEntry // the operators' audit log at the end of the run
 }
 
 // Failed reports whether any invariant was violated.
@@ -475,7 +477,7 @@ func (r *run) result() *Result {
 		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Steps: r.sched.Steps(), Hash: r.rec.hash,
 		Trace: r.rec.trace, History: r.rec.history,
 		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
-		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, End: r.now(),
+		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, Pairs: r.rec.pairs.set, End: r.now(),
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
 	res.Crossings = r.crossings
