@@ -86,7 +86,8 @@ fuzz:
 soak: build
 	bin/durasim run -seeds 1:100000
 
-# Statement coverage of model/ by the standard sweep through the CLI's own
+# Statement coverage of model/ and workflow/ (the durable-workflow engine
+# the swarm runs a share of documents through: sim/workflow.go) by the standard sweep through the CLI's own
 # path, not the unit tests: `durasim run -seeds 1:2000` (the correct design)
 # and then `durasim mutants -seeds 1:1000 -trials 20` (the catalogue, as
 # its must-show runs it: the only sweep that runs the naive variants' code
@@ -97,7 +98,7 @@ soak: build
 # packages or sweeps, e.g.
 #   make cover COVERARGS='run -seeds 1:2000'   (the correct design alone)
 #   make cover COVERPKG=./sqlstore COVERARGS='run -seeds 1:200 -backend sqlite'
-COVERPKG ?= ./model
+COVERPKG ?= ./model,./workflow
 COVERARGS ?= run -seeds 1:2000 ';' mutants -seeds 1:1000 -trials 20
 cover:
 	$(GO) run ./internal/mutation/cmd/cover -pkg $(COVERPKG) -main ./cmd/durasim -- $(COVERARGS)
@@ -115,10 +116,16 @@ cover:
 # out (MUTSKIP): a mutant of a planted bug is another planted bug, which
 # says nothing of the oracles' power on the correct code; the catalogue
 # check in the killer is what guards that code (every variant still caught).
-MUTPKG ?= ./model
+# MUTPKG lists the packages, each mutated in turn with its own report
+# (tmp/mutation/<package>/) and equivalents file: model/ and workflow/
+# (whose engine the swarm runs, sim/workflow.go), e.g.
+#   make mutation MUTPKG=./workflow
+MUTPKG ?= ./model ./workflow
 MUTSKIP ?= ^(naive|dualwrite)\.go:
 mutation:
-	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) -skip '$(MUTSKIP)' $(MUTFLAGS)
+	@st=0; for p in $(MUTPKG); do \
+	  $(GO) run ./internal/mutation/cmd/mutation -pkg $$p -skip '$(MUTSKIP)' -out tmp/mutation/$$(basename $$p) $(MUTFLAGS) || st=1; \
+	done; exit $$st
 
 # Mutation testing of sqlstore/ (Go code and the SQL in its string
 # literals) with three runs as the killer, not the store's unit tests: the
