@@ -53,7 +53,7 @@ func TestTargetTimelineInBrowser(t *testing.T) {
 	}
 	inv := res.Violations[0].Invariant
 	page := Page{Lang: En, Title: "seed 17", Runs: []Run{
-		{Label: "shrunk counterexample", Target: sh.Result, Invariant: inv, Command: targetsim.Command("replay", "", sh.Config, 17), Shrunk: true},
+		{Label: "shrunk counterexample", Target: sh.Result, Invariant: inv, Command: targetsim.Command("replay", "river", "", sh.Config, 17), Shrunk: true},
 		{Label: "whole run", Target: res, Invariant: inv},
 	}}
 	file := filepath.Join(t.TempDir(), "seed-17.html")
