@@ -50,11 +50,12 @@ arch386:
 	GOARCH=386 $(GO) test -count=1 -run 'TestTraceHashesPinned' ./sim
 
 # Goroutines live only in cmd/ and the SQL backends: those run under the
-# race detector too (-short: the mirror's model-vs-SQLite sweep takes 50
-# seeds there instead of 200; unit runs the full one).
+# race detector too (-short; under -race the mirror's model-vs-SQLite
+# sweep takes 10 seeds instead of 200 and its broken-store cases, which
+# run on one goroutine, are left to unit: see mirror/race_on_test.go).
 race:
 	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash, chaos, internal/pgtest);"
-	@echo "race: about 4 minutes on 2 cores, mostly mirror's model-vs-SQLite sweep; each package prints when it is done"
+	@echo "race: about 2 minutes on 2 cores; each package prints when it is done"
 	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash ./chaos ./internal/pgtest/...
 
 sweep: build
@@ -85,7 +86,8 @@ fuzz:
 soak: build
 	bin/durasim run -seeds 1:100000
 
-# Statement coverage of model/ by the standard sweep through the CLI's own
+# Statement coverage of model/ and workflow/ (the durable-workflow engine
+# the swarm runs a share of documents through: sim/workflow.go) by the standard sweep through the CLI's own
 # path, not the unit tests: `durasim run -seeds 1:2000` (the correct design)
 # and then `durasim mutants -seeds 1:1000 -trials 20` (the catalogue, as
 # its must-show runs it: the only sweep that runs the naive variants' code
@@ -96,7 +98,7 @@ soak: build
 # packages or sweeps, e.g.
 #   make cover COVERARGS='run -seeds 1:2000'   (the correct design alone)
 #   make cover COVERPKG=./sqlstore COVERARGS='run -seeds 1:200 -backend sqlite'
-COVERPKG ?= ./model
+COVERPKG ?= ./model,./workflow
 COVERARGS ?= run -seeds 1:2000 ';' mutants -seeds 1:1000 -trials 20
 cover:
 	$(GO) run ./internal/mutation/cmd/cover -pkg $(COVERPKG) -main ./cmd/durasim -- $(COVERARGS)
@@ -114,10 +116,16 @@ cover:
 # out (MUTSKIP): a mutant of a planted bug is another planted bug, which
 # says nothing of the oracles' power on the correct code; the catalogue
 # check in the killer is what guards that code (every variant still caught).
-MUTPKG ?= ./model
+# MUTPKG lists the packages, each mutated in turn with its own report
+# (tmp/mutation/<package>/) and equivalents file: model/ and workflow/
+# (whose engine the swarm runs, sim/workflow.go), e.g.
+#   make mutation MUTPKG=./workflow
+MUTPKG ?= ./model ./workflow
 MUTSKIP ?= ^(naive|dualwrite)\.go:
 mutation:
-	$(GO) run ./internal/mutation/cmd/mutation -pkg $(MUTPKG) -skip '$(MUTSKIP)' $(MUTFLAGS)
+	@st=0; for p in $(MUTPKG); do \
+	  $(GO) run ./internal/mutation/cmd/mutation -pkg $$p -skip '$(MUTSKIP)' -out tmp/mutation/$$(basename $$p) $(MUTFLAGS) || st=1; \
+	done; exit $$st
 
 # Mutation testing of sqlstore/ (Go code and the SQL in its string
 # literals) with three runs as the killer, not the store's unit tests: the

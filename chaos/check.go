@@ -163,6 +163,7 @@ const (
 	InvRedrive              = "redriven jobs start afresh and succeed"
 	InvReprocess            = "reprocess: next version, audited once"
 	InvIdempotency          = "resubmissions deduped, conflicts refused"
+	InvFIFO                 = "ordered queue: leases in FIFO order"
 	InvLiveness             = "drained: nothing left to do"
 	InvEveryPointKilled     = "every kill point received a kill"
 	InvEveryPath            = "every path taken"
@@ -172,7 +173,7 @@ const (
 func InvariantNames() []string {
 	return []string{InvNoDuplicateEffects, InvNoLostJobs, InvNoUnpublishedCommits, InvNoEventWithoutCommit, InvNoStaleFence,
 		InvHistoryDurable, InvMaxAttempts, InvRetryTiming, InvDeadline, InvRedrive, InvReprocess, InvIdempotency,
-		InvLiveness, InvEveryPointKilled, InvEveryPath}
+		InvFIFO, InvLiveness, InvEveryPointKilled, InvEveryPath}
 }
 
 // rows are the report's invariants the store checks of package
@@ -194,6 +195,7 @@ var rows = []struct {
 	{InvRedrive, invariants.StoreRedrive},
 	{InvReprocess, invariants.StoreReprocess},
 	{InvIdempotency, invariants.StoreIdempotency},
+	{InvFIFO, invariants.StoreFIFO},
 	{InvLiveness, invariants.StoreDrained},
 }
 
@@ -214,7 +216,17 @@ var rows = []struct {
 var feed = invariants.Feed{
 	Recorded:         []invariants.OpKind{invariants.OpLease, invariants.OpApply, invariants.OpEnqueue},
 	AtomicDeadLetter: true,
+	CommitValues:     true,
 	Drained:          true, // the run has drained, or says why not
+}
+
+// feedFor is feed for a run whose workers lease FIFO (ordered) or not.
+// The orchestrator enqueues one job at a time, so of two jobs it enqueued
+// the lower id was committed first (what an ordered feed must promise).
+func feedFor(ordered bool) invariants.Feed {
+	f := feed
+	f.Ordered = ordered
+	return f
 }
 
 // index is the final state and the histories, indexed for the counts,
@@ -268,7 +280,7 @@ func add(inv *Invariant, format string, args ...any) {
 // invariants over them (converted by opsOf and sqlfeed.Store), chaos's
 // expectations of its own workload, and the run's kill and path
 // bookkeeping.
-func check(r *Report, st sqlstore.State, hist []Entry, keys []string) {
+func check(r *Report, st sqlstore.State, hist []Entry, keys []string, feed invariants.Feed) {
 	ix := newIndex(st, hist, keys)
 	counts(r, ix)
 	r.Paths = paths(r, ix)
@@ -307,13 +319,15 @@ func opsOf(hist []Entry, keys []string) []invariants.Op {
 			continue
 		}
 		o := invariants.Op{Kind: k, Proc: e.Proc, Job: model.JobID(e.Job), Fence: e.Fence, Stage: stageOf(e.Stage),
-			Attempt: e.Attempt, Event: model.EventID(e.Event), Msg: e.Msg, Applied: e.Applied, Deduped: e.Deduped, Err: e.Err,
+			Attempt: e.Attempt, Event: model.EventID(e.Event), Msg: e.Msg, Applied: e.Applied, Deduped: e.Deduped, Err: e.Err, Value: e.Value, Payload: e.Payload,
 			Visible: model.Time(e.Visible), New: model.JobID(e.New), Key: e.Key, T0: model.Time(e.T0), T1: model.Time(e.T1)}
 		switch k {
 		case invariants.OpAudit:
 			o.Action, o.Err = e.Err, ""
 		case invariants.OpRedrive:
 			o.Code = model.CodeMaxAttemptsExceeded
+		case invariants.OpRefused:
+			o.Err = "" // the write refused ("commit"), not an error of the check's
 		}
 		out = append(out, o)
 	}
@@ -321,12 +335,14 @@ func opsOf(hist []Entry, keys []string) []invariants.Op {
 }
 
 // opKinds maps the history's operations to the store checks' (start,
-// fenced, claim and kill lines are chaos's own bookkeeping).
+// claim and kill lines are chaos's own bookkeeping; a fenced line is a
+// refusal, judged as due or not).
 var opKinds = map[string]invariants.OpKind{
 	OpLease: invariants.OpLease, OpBeat: invariants.OpBeat, OpCommit: invariants.OpCommit, OpAdvance: invariants.OpAdvance,
 	OpAck: invariants.OpAck, OpRetry: invariants.OpRetry, OpCancel: invariants.OpCancel, OpDead: invariants.OpDead,
 	OpPublish: invariants.OpPublish, OpMark: invariants.OpMark, OpApply: invariants.OpApply, OpRedrive: invariants.OpRedrive,
 	OpReprocess: invariants.OpReprocess, OpAudit: invariants.OpAudit, OpResubmit: invariants.OpResubmit, OpConflict: invariants.OpConflict,
+	OpFenced: invariants.OpRefused,
 }
 
 // stageOf reads a stage's name back (StageIngest for "").

@@ -28,6 +28,7 @@ type ChildConfig struct {
 	Lease       time.Duration
 	Work        time.Duration
 	SlowWork    time.Duration // work per stage of ".slow" jobs
+	Ordered     bool          // worker: lease FIFO (Worker.Ordered)
 	Cursor      int64         // consumer: resume after this broker message
 }
 
@@ -54,6 +55,7 @@ func (c *ChildConfig) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Lease, "lease", c.Lease, "lease duration")
 	fs.DurationVar(&c.Work, "work", c.Work, "simulated work per stage")
 	fs.DurationVar(&c.SlowWork, "slow-work", 0, "work per stage of the slow jobs")
+	fs.BoolVar(&c.Ordered, "ordered", false, "worker: lease FIFO, only the oldest unfinished job")
 	fs.Int64Var(&c.Cursor, "cursor", 0, "consumer: resume after this broker message")
 }
 
@@ -112,7 +114,7 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 	clk := clock.New()
 	switch c.Role {
 	case RoleWorker:
-		w := &Worker{Ops: conn, Clock: clk, Name: proc, Lease: c.Lease, Work: c.Work, SlowWork: c.SlowWork,
+		w := &Worker{Ops: conn, Clock: clk, Name: proc, Lease: c.Lease, Work: c.Work, SlowWork: c.SlowWork, Ordered: c.Ordered,
 			Backoff: 20 * time.Millisecond, Idle: 10 * time.Millisecond, Facts: DBReader{store.DB()},
 			Hist: hist, Kill: kill}
 		err = w.Run(ctx)

@@ -17,7 +17,8 @@
 // its own connection, with real time from a clock.Clock (clock.New() in a
 // process, *clock.Mock in tests):
 //
-//   - [Worker]: lease a job (LeaseNext, FOR UPDATE SKIP LOCKED), and for
+//   - [Worker]: lease a job (LeaseNext, FOR UPDATE SKIP LOCKED; with
+//     -ordered, FIFO: only the oldest unfinished job, its row locked), and for
 //     each remaining stage heartbeat if under half the lease is left, do
 //     its work, Commit the stage's result with its outbox event (fenced:
 //     a zombie's commit is refused), Advance; after the last stage Ack.
@@ -40,6 +41,11 @@
 //     the dead job), each with an audit row; write the audit rows a kill
 //     cut off; resubmit a random job (must be deduplicated) and send
 //     another payload under another job's key (must be refused).
+//
+// A worker commits each stage's value mixed with its lease's fence (an
+// attempt's own answer), and its commit line records the value the store
+// returned: a deduplicated commit must return the stored one. A fenced
+// line is a refusal the store checks judge as due or not.
 //
 // Every store call runs to its end even when the process is told to stop
 // (SIGTERM), so it always gets its history line.

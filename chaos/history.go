@@ -9,7 +9,7 @@ const (
 	OpStart   = "start"   // a process incarnation began
 	OpLease   = "lease"   // LeaseNext granted Job under Fence
 	OpBeat    = "beat"    // Heartbeat accepted
-	OpCommit  = "commit"  // Commit accepted: Event holds Stage's result
+	OpCommit  = "commit"  // Commit accepted: Event holds Stage's result, of Value (the stored one's when Deduped)
 	OpAdvance = "advance" // Advance accepted (Stage is the new stage)
 	OpAck     = "ack"     // Ack accepted: the job succeeded
 	OpRetry   = "retry"   // Retry accepted: the job is invisible until Visible
@@ -48,6 +48,8 @@ type Entry struct {
 	Err     string  `json:"err,omitempty"`
 	Point   string  `json:"point,omitempty"`
 	Stmt    int     `json:"stmt,omitempty"`    // kill inside an operation: after this many statements
+	Value   uint64  `json:"value,omitempty"`   // commit: the stage result's value the store returned
+	Payload uint64  `json:"payload,omitempty"` // conflict: the other payload sent
 	Visible int64   `json:"visible,omitempty"` // retry: the visible time it set; cancel: the one it would have set
 	New     int64   `json:"new,omitempty"`     // reprocess, audit: the new job
 	Key     string  `json:"key,omitempty"`     // resubmit, conflict

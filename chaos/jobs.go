@@ -143,8 +143,11 @@ func PayloadOf(doc string) uint64 {
 	return h.Sum64()
 }
 
-// StageValue is the deterministic result of a stage of a key: a retried or
-// re-leased job must commit the same value (the store dedupes on it).
+// StageValue is the result of a stage of a key. A worker commits it
+// mixed with its lease's fence, so each attempt brings a value of its own
+// (as an LLM's answer differs per call): a re-leased job's commit of a
+// stage already committed is deduplicated, and must hand back the stored
+// value, not the caller's (the store checks compare the two).
 func StageValue(key string, s model.Stage) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(model.StageKey(key, s)))

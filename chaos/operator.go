@@ -189,7 +189,7 @@ func (op *Operator) submit(ctx context.Context) error {
 		}
 		// The line records what the store answered; the checks judge it.
 		if conflict {
-			e.Op, e.Job = OpConflict, int64(id)
+			e.Op, e.Job, e.Payload = OpConflict, int64(id), j.PayloadHash
 			if !refused {
 				e.Err = "accepted as j" + strconv.FormatInt(int64(got), 10)
 			}

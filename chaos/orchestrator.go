@@ -27,6 +27,9 @@ type Config struct {
 	SlowWork       time.Duration // work per stage of ".slow" jobs (0: 3/5 of Lease)
 	MaxAttempts    int           // attempt ceiling, but FewAttempts for ".few" jobs
 	Freeze         time.Duration // how long, on average (±25%); 0: three leases. Must exceed 4/3 of Lease
+	// Ordered: the workers lease FIFO (only the oldest unfinished job), and
+	// the store checks hold the leases to that order (invariants.StoreFIFO).
+	Ordered bool
 	// AnyPaths: a run whose workload missed a path through the store does
 	// not fail for it (a short run, such as a mutation killer's, may miss
 	// a rare one by chance); the paths are still counted.
@@ -189,7 +192,7 @@ func (o *orch) run(ctx context.Context, sup *crash.Supervisor, start time.Time) 
 	}
 	keys := o.keys
 	o.mu.Unlock()
-	check(rep, st, hist, keys)
+	check(rep, st, hist, keys, feedFor(o.cfg.Ordered))
 	rep.Elapsed, rep.Dir = time.Since(start), sup.Finish(rep.OK())
 	return rep, nil
 }
@@ -199,6 +202,9 @@ func (o *orch) Args(c crash.Child) []string {
 	args := []string{"worker", "-role", c.Role, "-id", strconv.Itoa(c.Slot), "-incarnation", strconv.Itoa(c.Inc),
 		"-history", c.History, "-seed", strconv.FormatUint(o.cfg.Seed, 10),
 		"-lease", o.cfg.Lease.String(), "-work", o.cfg.Work.String(), "-slow-work", o.cfg.slowWork().String()}
+	if c.Role == RoleWorker && o.cfg.Ordered {
+		args = append(args, "-ordered")
+	}
 	if c.Role == RoleConsumer {
 		o.mu.Lock()
 		args = append(args, "-cursor", strconv.FormatInt(o.cursors[c.Slot], 10))

@@ -26,7 +26,10 @@ type Worker struct {
 	Clock clock.Clock
 	Name  string
 	Lease time.Duration // lease length; heartbeats renew it
-	Work  time.Duration // simulated work per stage (0: none)
+	// Ordered leases FIFO: only the oldest unfinished job (the store locks
+	// the head row: a second worker waits for it, never takes the next).
+	Ordered bool
+	Work    time.Duration // simulated work per stage (0: none)
 	// SlowWork is the work per stage of ".slow" jobs: about 0.6 of the
 	// lease, so that they heartbeat at every stage after the first.
 	SlowWork time.Duration
@@ -102,7 +105,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 	var l sqlstore.Leased
 	var ok bool
 	err := inside(w.Ops, w.Kill, boundary.InsideLeaseAfterStmt, Entry{T0: t0}, func() (err error) {
-		l, ok, err = w.Ops.LeaseNext(dctx, sqlstore.LeaseReq{Worker: w.Name, Now: n, LeaseUntil: until})
+		l, ok, err = w.Ops.LeaseNext(dctx, sqlstore.LeaseReq{Worker: w.Name, Now: n, LeaseUntil: until, Ordered: w.Ordered})
 		return err
 	})
 	if err != nil || !ok {
@@ -157,7 +160,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 		err := inside(w.Ops, w.Kill, boundary.InsideCommitAfterStmt, e, func() (err error) {
 			c, err = w.Ops.Commit(dctx, sqlstore.CommitReq{
 				Job: l.Job, Fence: l.Fence, Tenant: l.Tenant, Key: l.Key, Stage: st,
-				PayloadHash: l.Payload, Value: StageValue(l.Key, st), Now: now(w.Clock),
+				PayloadHash: l.Payload, Value: StageValue(l.Key, st) ^ l.Fence, Now: now(w.Clock),
 				Fenced:       true, // a zombie's commit is refused, not just deduped
 				BeforeCommit: func() { w.cross(boundary.AfterInsertBeforeCommit, e) },
 			})
@@ -167,7 +170,7 @@ func (w *Worker) Step(ctx context.Context) (Outcome, error) {
 			return w.refused(err, e, "commit")
 		}
 		ce := withTimes(withOp(e, OpCommit), t0, wall(w.Clock))
-		ce.Event, ce.Deduped = int64(c.EventID), c.Deduped
+		ce.Event, ce.Deduped, ce.Value = int64(c.EventID), c.Deduped, c.Value
 		w.Hist.Write(ce)
 		w.cross(boundary.AfterCommitBeforeAck, ce)
 

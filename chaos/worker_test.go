@@ -95,7 +95,7 @@ type final struct {
 	keys []string
 }
 
-func (f final) check(rep *Report) { check(rep, f.st, f.hist, f.keys) }
+func (f final) check(rep *Report) { check(rep, f.st, f.hist, f.keys, feed) }
 
 // drain relays and consumes everything in-process and reads the final
 // state and every history.

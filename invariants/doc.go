@@ -93,7 +93,12 @@
 // missing operation proves nothing unless the feed says that kind is
 // complete, and "a before b" is the store's order in a complete feed and
 // a.T1 < b.T0 otherwise. The checks are the [StoreCheck] values, listed
-// by [StoreChecks]; their violations carry its name (store-...).
+// by [StoreChecks]; their violations carry its name (store-...). They
+// judge what a store answered, not only what it kept: a commit's event
+// and value (Feed.CommitValues) against the stored result, a dedupe's
+// included; a refused fenced write ([OpRefused]) as due or not (a newer
+// lease or the lease's end before it); on an ordered queue
+// (Feed.Ordered), the leases' FIFO order.
 //
 // # Target checks: one oracle for every queue and every mode
 //

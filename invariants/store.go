@@ -54,8 +54,9 @@ type StoreDLQ struct {
 // OpKind is what an actor recorded it did to the store.
 type OpKind uint8
 
-// The operations. Only accepted calls are operations (a refused one
-// changed nothing), with the fields noted.
+// The operations. Accepted calls are operations, with the fields noted;
+// of the refused ones (they changed nothing), a fenced write's refusal
+// (OpRefused), judged as due or not, and an enqueue's conflict.
 const (
 	OpNone          OpKind = iota
 	OpEnqueue              // an enqueue that created a job under Key with Payload (Job: its id, 0 unknown)
@@ -75,12 +76,13 @@ const (
 	OpReprocess            // Job's next version is job New
 	OpAudit                // audit row Action for Job and New
 	OpResubmit             // enqueue of Key's own payload returned Job; Deduped: created nothing; Err: it failed
-	OpConflict             // enqueue of Key with another payload: Err "" refused, else what it did
+	OpConflict             // enqueue of Key with another payload (Payload; 0: unknown): Err "" refused, else what it did
+	OpRefused              // a fenced write on Job under Fence refused; Code why (stale_fence, not_leased; CodeNone: unknown)
 	opKindCount
 )
 
 var opKindNames = [opKindCount]string{"none", "enqueue", "lease", "beat", "advance", "commit", "ack", "retry", "cancel",
-	"cancel_at_lease", "dead", "publish", "mark", "apply", "redrive", "reprocess", "audit", "resubmit", "conflict"}
+	"cancel_at_lease", "dead", "publish", "mark", "apply", "redrive", "reprocess", "audit", "resubmit", "conflict", "refused"}
 
 func (k OpKind) String() string {
 	if k >= opKindCount {
@@ -110,6 +112,7 @@ type Op struct {
 	New     model.JobID
 	Key     string
 	Payload uint64
+	Value   uint64 // commit: the stage result's value the store returned (read only when Feed.CommitValues)
 	T0, T1  model.Time
 	Seq     uint64 // the history event it was recorded as (0: none): violations name it
 }
@@ -132,6 +135,14 @@ type Feed struct {
 	// second step: a crash between the two, then a successful
 	// redelivery, leaves a row for a job that succeeded.
 	AtomicDeadLetter bool
+	// Ordered: the queue is ordered (FIFO): a lease takes only the oldest
+	// unfinished job. In a partial feed the enqueues of jobs without an
+	// origin are also made one at a time, so such a job's id is below a
+	// later one's only if it was committed first.
+	Ordered bool
+	// CommitValues: each commit operation carries the value the store
+	// returned (Op.Value), a deduplicated one's the stored result's.
+	CommitValues bool
 	// Drained: the run says nothing is left to do, so the liveness check
 	// and the every-row-published checks apply.
 	Drained bool
@@ -146,14 +157,15 @@ const (
 	StoreNoLostJobs                      // every enqueue is one job; dead jobs in the DLQ; DLQ rows only for dead ones
 	StoreNoUnpublished                   // every outbox row published, on the broker, applied with its effect
 	StoreNoOrphans                       // no result, message, ledger entry or effect without its commit
-	StoreNoStaleFence                    // no write accepted under a fence a newer lease had replaced
+	StoreNoStaleFence                    // no write accepted under a fence a newer lease had replaced, none refused under a current one
 	StoreDurable                         // every recorded write is in the final state
 	StoreMaxAttempts                     // dead for max attempts only after max attempts leases in that life
 	StoreRetryTiming                     // no lease before the visible time a retry set
 	StoreDeadline                        // no lease past the deadline; no cancel before it
 	StoreRedrive                         // a redriven job starts again at attempt 1
 	StoreReprocess                       // a reprocess is the next version, of a dead job, audited once
-	StoreIdempotency                     // resubmissions deduplicated, conflicts refused, payloads kept
+	StoreIdempotency                     // resubmissions deduplicated, conflicts refused, payloads kept, dedupes return the stored result
+	StoreFIFO                            // an ordered queue: no job leased after a later job's lease while it was unfinished
 	StoreDrained                         // liveness: nothing left to do, each reason named
 	storeCheckCount
 )
@@ -161,7 +173,7 @@ const (
 var storeCheckNames = [storeCheckCount]string{
 	"store-no-duplicate-effects", "store-no-lost-jobs", "store-no-unpublished-commits", "store-no-event-without-commit",
 	"store-no-stale-fence-write", "store-history-durable", "store-max-attempts", "store-retry-timing", "store-deadline",
-	"store-redrive", "store-reprocess", "store-idempotency", "store-drained",
+	"store-redrive", "store-reprocess", "store-idempotency", "store-fifo", "store-drained",
 }
 
 var storeCheckTitles = [storeCheckCount]string{
@@ -169,7 +181,7 @@ var storeCheckTitles = [storeCheckCount]string{
 	"no stale-fence write accepted", "every recorded write is in the database",
 	"dead for max attempts only after max attempts", "no lease before its retry's visible time",
 	"no lease past the deadline; cancels past it", "redriven jobs start afresh", "reprocess: next version, audited once",
-	"resubmissions deduped, conflicts refused", "drained: nothing left to do",
+	"resubmissions deduped, conflicts refused", "ordered queue: leases in FIFO order", "drained: nothing left to do",
 }
 
 // String is the check's invariant name, as its violations carry it.
@@ -213,7 +225,7 @@ func CheckStore(st *Store, ops []Op, feed Feed) []Violation {
 // storeCheckFuncs are the checks, indexed by StoreCheck.
 var storeCheckFuncs = [storeCheckCount]func(*storeIndex, *storeViolations){
 	checkNoDuplicates, checkNoLostJobs, checkNoUnpublished, checkNoOrphans, checkNoStaleFence, checkDurable,
-	checkMaxAttempts, checkRetryTiming, checkDeadline, checkRedrive, checkReprocess, checkIdempotency, checkDrained,
+	checkMaxAttempts, checkRetryTiming, checkDeadline, checkRedrive, checkReprocess, checkIdempotency, checkFIFO, checkDrained,
 }
 
 // storeViolations adds violations of one check.

@@ -125,6 +125,37 @@ var storeCases = []storeCase{
 	{"a conflict accepted", invariants.StoreIdempotency, nil, "accepted as j9", func(s *st, o *ops) {
 		(*o)[len(*o)-1].Err = "accepted as j9"
 	}},
+	{"a dedupe answered with the caller's event", invariants.StoreIdempotency, nil,
+		"deduplicated commit by zombie of j1 ingest returned event e99, the stored result's is e1", func(s *st, o *ops) {
+			c := find(*o, invariants.OpCommit, 1, 4)
+			c.Event = 99
+		}},
+	{"a dedupe answered with the caller's value", invariants.StoreIdempotency, nil,
+		"deduplicated commit by zombie of j1 ingest returned value 5, the stored result's is b", func(s *st, o *ops) {
+			find(*o, invariants.OpCommit, 1, 4).Value = 5
+		}},
+	{"a commit answered with another value than it stored", invariants.StoreIdempotency, nil,
+		"commit by w0 of j1 validate returned value 17, the stored result's is 21", func(s *st, o *ops) {
+			find(*o, invariants.OpCommit, 1, 2).Value = 0x17
+		}},
+	{"a write refused under the current fence", invariants.StoreNoStaleFence, nil,
+		"write by w0 on j5 under fence 7 refused as stale_fence while that fence's lease by w0 was the job's current one", func(s *st, o *ops) {
+			drop(o, find(*o, invariants.OpCancel, 5, 0))
+			jobOf(s, 5).State = model.Leased
+			*o = append(*o, invariants.Op{Kind: invariants.OpRefused, Proc: "w0", Job: 5, Fence: jobOf(s, 5).Fence, Code: model.CodeStaleFence, T0: 1 << 40, T1: 1 << 40, Seq: 999})
+		}},
+	{"a write refused as not leased while leased", invariants.StoreNoStaleFence, []string{"complete"},
+		"write by w0 on j2 under fence 3 refused as not_leased while that fence's lease by w0 was the job's current one", func(s *st, o *ops) {
+			drop(o, find(*o, invariants.OpRetry, 2, 1)) // nothing ended fence 3's lease before the refusal
+		}},
+	{"a conflict refused for the key's own payload", invariants.StoreIdempotency, nil,
+		"enqueue of ta:d1:v1 by api refused as a conflict, but j1 holds that very payload 7", func(s *st, o *ops) {
+			(*o)[len(*o)-1].Payload = 7
+		}},
+	{"a conflict refused for a key no job holds", invariants.StoreIdempotency, nil,
+		"enqueue of ta:d9:v1 by api refused as a conflict, but no job holds the key", func(s *st, o *ops) {
+			(*o)[len(*o)-1].Key = "ta:d9:v1"
+		}},
 	{"a payload overwritten", invariants.StoreIdempotency, nil, "not the one its enqueue carried", func(s *st, o *ops) {
 		jobOf(s, 1).PayloadHash = 8
 	}},

@@ -14,8 +14,11 @@ import (
 // checkNoStaleFence: fences are unique per lease and never above the
 // job's final fence, and no fenced write (fence > 0) was accepted under a
 // fence after a lease of the same job with a higher fence had completed
-// before the write began.
+// before the write began; and the other way, no fenced write refused
+// (OpRefused) while its fence was still the job's current lease
+// (refusalDue).
 func checkNoStaleFence(ix *storeIndex, v *storeViolations) {
+	defer checkRefusals(ix, v)
 	owner := map[uint64]int{} // fence → the lease that took it
 	for i := range ix.ops {
 		o := &ix.ops[i]
@@ -136,4 +139,85 @@ func durableMiss(ix *storeIndex, o *Op, audits map[string]int) string {
 
 func auditSig(action string, job, newJob model.JobID) string {
 	return fmt.Sprintf("%s %d %d", action, int64(job), int64(newJob))
+}
+
+// checkRefusals judges each recorded refusal of a fenced write: it was
+// due if a newer lease of the job had begun before the refusal ended, or
+// the fence's lease had ended (an ack, retry, dead-letter or cancel under
+// it, or the lease path's cancel or dead-letter) before it. A complete
+// feed holds every such operation. A partial one may miss the ending
+// operation's record (never a lease's), so there a refusal is judged
+// undue only when nothing can have ended the lease: the job is still
+// leased under that fence at the end (fences only grow, and leaving
+// leased and coming back takes a new lease).
+func checkRefusals(ix *storeIndex, v *storeViolations) {
+	for i := range ix.ops {
+		o := &ix.ops[i]
+		if o.Kind != OpRefused || o.Fence == 0 {
+			continue
+		}
+		if msg := refusalDue(ix, i); msg != "" {
+			v.add(o.Job, msg, o)
+		}
+	}
+}
+
+// refusalDue says why the refusal at i was not due ("": it was).
+func refusalDue(ix *storeIndex, i int) string {
+	o := &ix.ops[i]
+	var granted *Op
+	for _, l := range ix.jobOps(o.Job, OpLease) {
+		lo := &ix.ops[l]
+		switch {
+		case lo.Fence > o.Fence && ix.began(l, i):
+			return "" // replaced: stale
+		case lo.Fence == o.Fence:
+			granted = lo
+		}
+	}
+	if granted == nil {
+		return "" // a fence never granted to this job: stale
+	}
+	if !ix.feed.Complete {
+		if j := ix.jobs[o.Job]; j == nil || j.State != model.Leased || j.Fence != o.Fence {
+			return ""
+		}
+	} else if ix.leaseEnded(o.Job, o.Fence, i) {
+		return ""
+	}
+	why := ""
+	if o.Code != model.CodeNone {
+		why = " as " + o.Code.String()
+	}
+	return fmt.Sprintf("write%s on %v under fence %d refused%s while that fence's lease%s was the job's current one", who(o), o.Job, o.Fence, why, who(granted))
+}
+
+// began reports whether operation a began before b ended: in a complete
+// feed, a comes first; otherwise a's interval began before b's ended.
+func (ix *storeIndex) began(a, b int) bool {
+	if ix.feed.Complete {
+		return a < b
+	}
+	return ix.ops[a].T0 < ix.ops[b].T1
+}
+
+// leaseEnded reports whether, in a complete feed, job's lease under fence
+// was ended before operation i: by a write under it that leaves leased,
+// or by the lease path (unfenced cancel or dead-letter).
+func (ix *storeIndex) leaseEnded(job model.JobID, fence uint64, i int) bool {
+	for _, k := range ix.byJob[job] {
+		if k >= i {
+			break
+		}
+		o := &ix.ops[k]
+		switch o.Kind {
+		case OpAck, OpRetry, OpCancel, OpDead:
+			if o.Fence == fence || o.Fence == 0 {
+				return true
+			}
+		case OpCancelAtLease:
+			return true
+		}
+	}
+	return false
 }

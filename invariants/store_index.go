@@ -72,7 +72,7 @@ func newStoreIndex(st *Store, ops []Op, feed Feed) *storeIndex {
 // ones each job's timeline is made of).
 func (k OpKind) ofJob() bool {
 	switch k {
-	case OpLease, OpBeat, OpCommit, OpAdvance, OpAck, OpRetry, OpCancel, OpCancelAtLease, OpDead, OpRedrive:
+	case OpLease, OpBeat, OpCommit, OpAdvance, OpAck, OpRetry, OpCancel, OpCancelAtLease, OpDead, OpRedrive, OpRefused:
 		return true
 	}
 	return false

@@ -265,6 +265,12 @@ func checkIdempotency(ix *storeIndex, v *storeViolations) {
 		case OpConflict:
 			if o.Err != "" {
 				v.add(o.Job, fmt.Sprintf("conflicting payload under %s%s %s", o.Key, who(o), o.Err), o)
+			} else if msg := conflictDue(ix, o); msg != "" {
+				v.add(o.Job, msg, o)
+			}
+		case OpCommit:
+			if msg := commitAnswer(ix, o); msg != "" {
+				v.add(o.Job, msg, o)
 			}
 		}
 	}
@@ -274,4 +280,48 @@ func checkIdempotency(ix *storeIndex, v *storeViolations) {
 			v.add(j.ID, fmt.Sprintf("%v (%s) holds a payload that is not the one its enqueue carried", j.ID, j.Key))
 		}
 	}
+}
+
+// commitAnswer says how a commit's answer differs from the stage's stored
+// result ("": it does not): whether it created the result or was
+// deduplicated, the store must hand back the event and (where the feed
+// carries it) the value it keeps, not the caller's own. A commit whose
+// result is missing altogether is the durability check's.
+func commitAnswer(ix *storeIndex, o *Op) string {
+	j := ix.jobs[o.Job]
+	if j == nil {
+		return ""
+	}
+	r, ok := ix.results[model.StageKey(j.Key, o.Stage)]
+	what := "commit"
+	if o.Deduped {
+		what = "deduplicated commit"
+	}
+	switch {
+	case !ok:
+		return ""
+	case o.Event != r.EventID:
+		return fmt.Sprintf("%s%s of %v %s returned event %v, the stored result's is %v", what, who(o), o.Job, o.Stage, o.Event, r.EventID)
+	case ix.feed.CommitValues && o.Value != r.Value:
+		return fmt.Sprintf("%s%s of %v %s returned value %x, the stored result's is %x", what, who(o), o.Job, o.Stage, o.Value, r.Value)
+	}
+	return ""
+}
+
+// conflictDue says why a refused conflict was not due ("": it was, or
+// the operation does not say which payload it sent): a key no job holds,
+// or one whose job holds the very payload sent, is no conflict. Jobs are
+// never deleted, so the final state tells.
+func conflictDue(ix *storeIndex, o *Op) string {
+	if o.Payload == 0 {
+		return ""
+	}
+	js := ix.byKey[o.Key]
+	switch {
+	case len(js) == 0:
+		return fmt.Sprintf("enqueue of %s%s refused as a conflict, but no job holds the key", o.Key, who(o))
+	case len(js) == 1 && js[0].PayloadHash == o.Payload:
+		return fmt.Sprintf("enqueue of %s%s refused as a conflict, but %v holds that very payload %x", o.Key, who(o), js[0].ID, o.Payload)
+	}
+	return ""
 }

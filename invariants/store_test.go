@@ -66,11 +66,11 @@ func (f *storeFx) succeed(id model.JobID) {
 		f.ev++
 		f.msg++
 		f.st.Outbox = append(f.st.Outbox, model.OutboxRow{EventID: f.ev, Key: j.Key, Stage: s, Tenant: "ta", Job: id, Published: true})
-		f.st.Results = append(f.st.Results, model.Result{Key: j.Key, Stage: s, Tenant: "ta", Job: id, EventID: f.ev})
+		f.st.Results = append(f.st.Results, model.Result{Key: j.Key, Stage: s, Tenant: "ta", Job: id, EventID: f.ev, Value: uint64(f.ev) * 11})
 		f.st.Broker = append(f.st.Broker, model.Message{ID: f.msg, Event: f.ev, Deliveries: 1})
 		f.st.Ledger = append(f.st.Ledger, f.ev)
 		f.st.Effects = append(f.st.Effects, model.Effect{EventID: f.ev, Key: j.Key, Stage: s, Tenant: "ta", Job: id})
-		f.op(invariants.Op{Kind: invariants.OpCommit, Job: id, Fence: j.Fence, Stage: s, Event: f.ev})
+		f.op(invariants.Op{Kind: invariants.OpCommit, Job: id, Fence: j.Fence, Stage: s, Event: f.ev, Value: uint64(f.ev) * 11})
 		f.op(invariants.Op{Kind: invariants.OpPublish, Proc: "relay", Event: f.ev, Msg: f.msg})
 		f.op(invariants.Op{Kind: invariants.OpMark, Proc: "relay", Event: f.ev})
 		f.op(invariants.Op{Kind: invariants.OpApply, Proc: "consumer", Event: f.ev, Msg: f.msg, Applied: true})
@@ -103,7 +103,9 @@ func storeFixture() *storeFx {
 	f.lease(2)
 	f.retry(2, 5*msec)
 	f.lease(2)
+	f.op(invariants.Op{Kind: invariants.OpRefused, Proc: "zombie", Job: 2, Fence: f.fence - 1, Code: model.CodeStaleFence})
 	f.retry(2, 5*msec)
+	f.op(invariants.Op{Kind: invariants.OpRefused, Job: 2, Fence: f.fence, Code: model.CodeNotLeased})
 	f.op(invariants.Op{Kind: invariants.OpDead, Job: 2, Code: model.CodeMaxAttemptsExceeded})
 	f.st.DLQ = append(f.st.DLQ, invariants.StoreDLQ{Job: 2, Reason: model.CodeMaxAttemptsExceeded, Attempts: 2, At: f.t})
 	f.op(invariants.Op{Kind: invariants.OpRedrive, Proc: "op", Job: 2, Code: model.CodeMaxAttemptsExceeded})
@@ -132,16 +134,19 @@ func storeFixture() *storeFx {
 	// d6: its deadline passed while it waited.
 	f.op(invariants.Op{Kind: invariants.OpCancelAtLease, Job: 6})
 	f.job(6).State = model.Cancelled
+	// A zombie of job 1 commits its ingest again, with a value of its own:
+	// it is deduplicated to the stored result.
+	f.op(invariants.Op{Kind: invariants.OpCommit, Proc: "zombie", Job: 1, Fence: 1, Stage: model.StageIngest, Event: 1, Value: 11, Deduped: true})
 	f.op(invariants.Op{Kind: invariants.OpResubmit, Proc: "api", Job: 1, Key: f.job(1).Key, Deduped: true})
-	f.op(invariants.Op{Kind: invariants.OpConflict, Proc: "api", Key: f.job(1).Key})
+	f.op(invariants.Op{Kind: invariants.OpConflict, Proc: "api", Key: f.job(1).Key, Payload: 8})
 	return f
 }
 
 // feeds are the two kinds of feed: a simulator's and a real-crash run's.
 var feeds = map[string]invariants.Feed{
-	"complete": {Complete: true, Drained: true},
+	"complete": {Complete: true, Drained: true, CommitValues: true},
 	"partial": {Recorded: []invariants.OpKind{invariants.OpLease, invariants.OpApply, invariants.OpEnqueue},
-		AtomicDeadLetter: true, Drained: true},
+		AtomicDeadLetter: true, Drained: true, CommitValues: true},
 }
 
 // ops returns f's operations as the feed gives them: a complete feed's

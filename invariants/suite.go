@@ -43,6 +43,7 @@ type Suite struct {
 	leaked      map[string]bool     // dlq-hygiene: event strings already reported as they came
 	excerpts    excerptIndex        // dlq-hygiene: windows of the strings handed out
 	served      []served            // nothing-lost: by client id, what it was told
+	wf          wfTables            // durable-workflow
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
@@ -82,6 +83,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.owners = reuse.Map(s.owners)
 	s.ownerList = reuse.Slice(s.ownerList)
 	s.applied = reuse.Map(s.applied)
+	s.wf.reset()
 	s.outbox.reset()
 	s.writes = reuse.Slice(s.writes)
 	s.orphans = reuse.Slice(s.orphans)
@@ -253,6 +255,9 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		s.refusal(e, j)
 		s.checkpointed(e, j)
 		s.acked(e, j)
+		if e.Kind == model.EvAck {
+			s.wfAcked(e)
+		}
 	case model.EvRetry:
 		s.checkFence(e, j)
 		s.refusal(e, j)
@@ -311,6 +316,7 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 		s.workInTime(e, j)
 		s.resumed(e, j)
 		s.extract(e, j)
+		s.wfWorkStarted(e)
 	case model.EvWorkFail:
 		s.workFailed(e, j)
 	case model.EvCrash:
@@ -332,6 +338,8 @@ func (s *Suite) observeMore(e *model.Event, j *job) {
 		s.phase(e)
 	case model.EvFault:
 		s.fault(e)
+	case model.EvWfEffect, model.EvWfRecord, model.EvWfReplay:
+		s.workflowEvent(e)
 	}
 }
 

@@ -201,3 +201,134 @@ func TestTargetPolicy(t *testing.T) {
 		}},
 	})
 }
+
+// leased is a queue with unlikePolicy's rules whose fetches hold a 5s
+// lease that runs out on its own (a visibility timeout) and which counts
+// only the holder's receipt; leasedAnyReceipt the same without receipts.
+func leased(f *invariants.TargetFeed) {
+	f.Policy = unlikePolicy()
+	f.Policy.Lease, f.Policy.Receipts = 5*sec, true
+}
+
+func leasedAnyReceipt(f *invariants.TargetFeed) {
+	leased(f)
+	f.Policy.Receipts = false
+}
+
+// leaseRunOut: w1 fetches j1; late after the fetch the scheduler's pass
+// takes it back, available again (the lease ran out); w2 fetches and
+// completes attempt 2; then w1's transactional completion fails, the job
+// no longer its, and it rolls back and reports an error, refused.
+func leaseRunOut(h *th, late target.Time) (f1, take, f2, rollback, report uint64) {
+	h.insert(1, "d1")
+	f1 = h.fetch("w1", 1, 1)
+	h.at(h.now + late)
+	take = h.schedule(1, target.Available)
+	a := h.done("w2", 1, 2)
+	h.work("w1", 1, 1, target.Done)
+	tx := h.begin()
+	h.effect("w1", 1, 1, tx, true)
+	h.add(target.Op{Kind: target.OpComplete, Actor: "w1", Job: 1, Tx: tx, Err: "not_running"})
+	rollback = h.rollback("w1", 1, tx, "not_running")
+	report = h.refused("w1", 1, target.Errored, target.Completed, 2)
+	h.row(1, target.Completed, 2)
+	h.stored(1, 2, "w2")
+	return f1, take, a.fetch, rollback, report
+}
+
+// refetched: w1 fetches j1, its lease runs out, the scheduler takes it
+// back and w2 fetches attempt 2; then w1, still at work, ends its work.
+func refetched(h *th) (f1, f2 uint64) {
+	h.insert(1, "d1")
+	f1 = h.fetch("w1", 1, 1)
+	h.at(h.now + 5*sec)
+	h.schedule(1, target.Available)
+	f2 = h.fetch("w2", 1, 2)
+	h.work("w1", 1, 1, target.Done)
+	return f1, f2
+}
+
+// staleCompletion: j1's lease runs out and w2 fetches attempt 2; w1,
+// still at work, completes in a transaction, which fails (w2 holds the
+// receipt), rolls back and reports an error, refused; then w2 completes.
+func staleCompletion(h *th) (f1, f2, complete, rollback, report uint64) {
+	f1, f2 = refetched(h)
+	tx := h.begin()
+	h.effect("w1", 1, 1, tx, true)
+	complete = h.add(target.Op{Kind: target.OpComplete, Actor: "w1", Job: 1, Tx: tx, Err: "not_running"})
+	rollback = h.rollback("w1", 1, tx, "not_running")
+	report = h.refused("w1", 1, target.Errored, target.Running, 2)
+	h.finish("w2", 1, 2)
+	h.row(1, target.Completed, 2)
+	h.stored(1, 2, "w2")
+	return f1, f2, complete, rollback, report
+}
+
+// staleReport: j1's lease runs out, w2 fetches attempt 2, and w1's report
+// with its old receipt is applied: the job is completed.
+func staleReport(h *th) (f1, f2, report uint64) {
+	f1, f2 = refetched(h)
+	report = h.report("w1", 1, target.Done, target.Completed, 2, 0)
+	h.row(1, target.Completed, 2)
+	return f1, f2, report
+}
+
+// A lease that runs out on its own and receipts: what a visibility
+// timeout queue declares (Policy.Lease, Policy.Receipts), held to it and
+// not to rules without them.
+func TestTargetLease(t *testing.T) {
+	checkTarget(t, []tcase{
+		{name: "holds: a lease runs out, the scheduler takes the job back, the stale completion fails", feed: leased, run: func(h *th) {
+			f1, _, f2, rb, r := leaseRunOut(h, 5*sec)
+			h.exposure(1, "w1", "w2", f1, f2, r, rb)
+		}},
+		{name: "fails: a running job taken back by the scheduler, under rules without a lease", feed: unlike, run: func(h *th) {
+			f1, take, f2, rb, r := leaseRunOut(h, 5*sec)
+			h.exposure(1, "w1", "w2", f1, f2, r, rb)
+			h.onlyComplete(invariants.TargetConsistency, 1, "the scheduler made j1 available; the history has it running", f1, take)
+		}},
+		{name: "fails: taken back a millisecond before the lease ran out", feed: leased, run: func(h *th) {
+			f1, take, f2, rb, r := leaseRunOut(h, 5*sec-tms)
+			h.exposure(1, "w1", "w2", f1, f2, r, rb)
+			h.onlyComplete(invariants.TargetRetryTiming, 1, "the scheduler took j1 back from w1 at 5.019s, before the lease of its fetch at 0.020s ran out at 5.020s",
+				f1, take)
+		}},
+		{name: "holds: a lease run out at the last attempt dead-letters the job", feed: leased, run: func(h *th) {
+			h.insertMax(1, "d1", 1)
+			h.fetch("w1", 1, 1)
+			h.crash("w1", 1, "after_fetch")
+			h.at(5020 * tms)
+			h.schedule(1, target.Discarded)
+			h.row(1, target.Discarded, 1)
+		}},
+		{name: "fails: a lease run out at the last attempt made available", feed: both(leased, notDrained), run: func(h *th) {
+			h.insertMax(1, "d1", 1)
+			f := h.fetch("w1", 1, 1)
+			h.crash("w1", 1, "after_fetch")
+			h.at(5020 * tms)
+			s := h.schedule(1, target.Available)
+			h.row(1, target.Available, 1)
+			h.onlyComplete(invariants.TargetConsistency, 1, "the scheduler took j1 (attempt 1 of 1) back from w1 as available, not discarded", f, s)
+		}},
+		{name: "holds: a stale receipt's completion fails while the job runs", feed: leased, run: func(h *th) {
+			f1, f2, _, rb, r := staleCompletion(h)
+			h.exposure(1, "w1", "w2", f1, f2, r, rb)
+		}},
+		{name: "fails: a stale receipt's completion fails, under rules where any receipt counts", feed: leasedAnyReceipt, run: func(h *th) {
+			f1, f2, c, rb, r := staleCompletion(h)
+			h.exposure(1, "w1", "w2", f1, f2, r, rb)
+			h.onlyComplete(invariants.TargetConsistency, 1, "completing j1 in a transaction failed (not_running), though it was running (fetched by w2)", f2, c)
+		}},
+		{name: "fails: a stale receipt's report applied", feed: both(leased, notExactlyOnce), run: func(h *th) {
+			f1, f2, r := staleReport(h)
+			h.exposure(1, "w1", "w2", f1, f2, r, 5) // w1's work op shows it at work after w2's fetch
+			h.onlyComplete(invariants.TargetConsistency, 1, "w1's report (done) on j1 was applied though its attempt no longer held the job (fetch by w2 since)",
+				f2, r)
+		}},
+		{name: "holds: a stale receipt's report applied, under rules where any receipt counts", feed: both(leasedAnyReceipt, notExactlyOnce),
+			run: func(h *th) {
+				f1, f2, r := staleReport(h)
+				h.exposure(1, "w1", "w2", f1, f2, r, 5) // w1's work op shows it at work after w2's fetch
+			}},
+	})
+}

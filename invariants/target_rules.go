@@ -21,8 +21,8 @@ func (c *targetChecker) completeCall(p *top) {
 	if j == nil {
 		return
 	}
-	running := c.exact && j.state == target.Running && j.final == nil
-	gone := c.known(j, p) && !(j.state == target.Running && j.final == nil) // no longer running
+	running := c.exact && c.holds(j, p.Actor)
+	gone := c.known(j, p) && !c.holds(j, p.Actor) // no longer running (for this caller)
 	rule := c.pol.CompleteNotRunning
 	switch {
 	case p.Err != "":
@@ -92,6 +92,10 @@ func (c *targetChecker) report(o *top) {
 		}
 		return
 	}
+	if c.exact && c.pol.Receipts && j.final == nil && !c.holds(j, o.Actor) {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("%s's report (%s) on j%d was applied though its attempt no longer held the job (%s by %s "+
+			"since); the policy counts only the holder's receipt", o.Actor, o.Outcome, j.id, j.stateOp.Kind, j.stateOp.Actor), j.stateOp, o)
+	}
 	if c.leftFinal(j, o, o.Actor+"'s report changed it to "+o.State.String()) {
 		j.finish(nil, nil)
 		j.state, j.stateOp = o.State, o
@@ -112,6 +116,13 @@ func (c *targetChecker) report(o *top) {
 	} else {
 		j.visible, j.visOp = o.At, o
 	}
+}
+
+// holds reports whether actor's call on j is the running job's holder's,
+// as the policy counts it: with receipts, only the latest fetch's actor
+// holds it; without, any call on a running job counts.
+func (c *targetChecker) holds(j *tjob, actor string) bool {
+	return j.state == target.Running && j.final == nil && (!c.pol.Receipts || j.stateOp.Actor == actor)
 }
 
 // reportState recomputes what a report must leave the job in, as the
@@ -250,14 +261,17 @@ func (c *targetChecker) schedule(o *top) {
 		return
 	}
 	c.leftFinal(j, o, "the scheduler made it available")
-	if c.exact && j.final == nil && j.state != target.Retryable && j.state != target.Scheduled {
+	leased := c.exact && c.pol.Lease > 0 && j.final == nil && j.state == target.Running
+	if leased {
+		c.leaseRunOut(j, o)
+	} else if c.exact && j.final == nil && j.state != target.Retryable && j.state != target.Scheduled {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the scheduler made j%d available; the history has it %s", j.id, j.state), j.stateOp, o)
 	}
 	if j.final == nil && j.visOp != nil && o.T < j.visible && c.before(j.visOp, o) {
 		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler made j%d available at %s, before %s, the time %s set", j.id,
 			target.FormatSeconds(o.T), target.FormatSeconds(j.visible), j.visOp.Kind), j.visOp, o)
 	}
-	if o.State == target.Discarded {
+	if o.State == target.Discarded && !leased {
 		if _, maybe := c.liveTwin(j, o); !j.unique || maybe == nil {
 			c.add(TargetUnique, j.id, fmt.Sprintf("the scheduler discarded j%d as a unique duplicate, but no other job holds its args", j.id), o)
 		}
@@ -266,6 +280,26 @@ func (c *targetChecker) schedule(o *top) {
 	j.state, j.stateOp = o.State, o
 	if o.State.Final() {
 		j.finish(o, o)
+	}
+}
+
+// leaseRunOut checks the scheduler's pass taking back a running job, as a
+// queue whose fetches hold a lease does: not before the lease of its
+// latest fetch ran out, and available again, or discarded if that
+// attempt was its last.
+func (c *targetChecker) leaseRunOut(j *tjob, o *top) {
+	f := j.stateOp
+	if until := f.T + c.pol.Lease; o.T < until {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler took j%d back from %s at %s, before the lease of its fetch at %s ran out at %s",
+			j.id, f.Actor, target.FormatSeconds(o.T), target.FormatSeconds(f.T), target.FormatSeconds(until)), f, o)
+	}
+	want := target.Available
+	if j.attempt >= j.max {
+		want = target.Discarded
+	}
+	if o.State != want {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the scheduler took j%d (attempt %d of %d) back from %s as %s, not %s", j.id, j.attempt,
+			j.max, f.Actor, o.State, want), f, o)
 	}
 }
 

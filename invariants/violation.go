@@ -20,6 +20,7 @@ const (
 	WastedWork      = "wasted-work"       // no two workers pay for the same job's work at once
 	Breaker         = "circuit-breaker"   // opens, probes and closes as seed 003 says; no lease while open
 	Consistency     = "consistency"       // what the system reports and stores agrees with the history
+	Workflow        = "durable-workflow"  // each activity's effect once; a replay issues none (workflow.go)
 	Liveness        = "liveness"          // after the faults stop, the system drains
 )
 
@@ -27,7 +28,7 @@ const (
 // checks.
 func Names() []string {
 	return []string{ExactlyOnce, TenantIsolation, BoundedRetries, Fencing, NothingLost, DLQHygiene, OperatorActions, WastedWork,
-		Breaker, Consistency, Liveness}
+		Breaker, Consistency, Workflow, Liveness}
 }
 
 // Violation is one broken invariant. Message names what went wrong by ids

@@ -19,6 +19,18 @@
 // seed the store's tables are read back ([sqlstore.Store.State]) and
 // compared with the model's final state with go-cmp.
 //
+// # Every value returned, and races
+//
+// A deduplicated commit brings a value of its own and must be told the
+// stored one; every commit and enqueue whose key is held is followed by
+// another payload under it, which must be refused (the model never sends
+// one at commit). On PostgreSQL the first few enqueues, commits and first
+// deliveries of each seed, and an ordered queue's leases while another
+// job is ready, are raced (race.go): the same operation on a second
+// connection at once, the two held in step statement by statement; one
+// must win, the other be told the winner's outcome. SQLite runs one
+// writer at a time: nothing to race there.
+//
 // # The store checks
 //
 // The comparison with the model says the store did what the model did;

@@ -45,6 +45,9 @@ type Conn interface {
 	Statements() int
 	TearAfter(n int)
 	Torn() bool
+	// A hook before each statement (sqlstore.Conn.OnStatement): the
+	// mirror's races hold two connections in step with it.
+	SetOnStatement(f func(n int))
 	// A statement that fails inside an operation (see sqlstore.Conn).
 	FailAt(op, n int)
 	Failed() (fired, committed bool)

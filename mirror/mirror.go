@@ -30,8 +30,10 @@ type Backend struct {
 	// deliverStatements is how many statements the last delivery that
 	// applied its event ran: where a tear inside a delivery can fall.
 	deliverStatements int
-	applied           map[model.EventID]bool // events the store applied
-	probed            map[probePath]int      // failure probes run per path this seed (probe.go)
+	applied           map[model.EventID]bool  // events the store applied
+	probed            map[probePath]int       // failure probes run per path this seed (probe.go)
+	raced             map[model.EventKind]int // races run per kind this seed (race.go)
+	conflicted        map[model.EventKind]int // conflicting payloads sent after a created job or result, per kind this seed
 	// The store checks' feed (oracle.go): the operations replayed, each
 	// dead-lettered job's last reason, and the final state End read.
 	ops      []invariants.Op
@@ -69,7 +71,8 @@ func Open(ctx context.Context, driver, url string, opts ...Option) (*Backend, er
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{ctx: ctx, store: st, name: driver, applied: map[model.EventID]bool{}, probed: map[probePath]int{}}
+	b := &Backend{ctx: ctx, store: st, name: driver, applied: map[model.EventID]bool{}, probed: map[probePath]int{},
+		raced: map[model.EventKind]int{}, conflicted: map[model.EventKind]int{}}
 	for _, o := range opts {
 		o(b)
 	}
@@ -103,6 +106,8 @@ func (b *Backend) Begin(seed uint64, sys *model.System) error {
 	clear(b.fails)
 	clear(b.applied)
 	clear(b.probed)
+	clear(b.raced)
+	clear(b.conflicted)
 	b.ops, b.lastDead, b.final = b.ops[:0], b.lastDead[:0], sqlstore.State{}
 	if err := b.closeAll(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/mirror"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
@@ -71,6 +72,33 @@ type createdOnDuplicate struct{ mirror.Conn }
 func (c createdOnDuplicate) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
 	res, err := c.Conn.Commit(ctx, r)
 	res.Deduped = false
+	return res, err
+}
+
+// echoesCaller answers a deduplicated commit with the caller's own value
+// and event id instead of the stored ones.
+type echoesCaller struct{ mirror.Conn }
+
+func (c echoesCaller) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
+	res, err := c.Conn.Commit(ctx, r)
+	if res.Deduped {
+		res.Value = r.Value
+		if r.EventID != 0 {
+			res.EventID = r.EventID
+		}
+	}
+	return res, err
+}
+
+// dedupesConflicts answers a commit under another payload hash as a
+// dedupe: it never compares the payload.
+type dedupesConflicts struct{ mirror.Conn }
+
+func (c dedupesConflicts) Commit(ctx context.Context, r sqlstore.CommitReq) (sqlstore.Committed, error) {
+	res, err := c.Conn.Commit(ctx, r)
+	if errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+		return sqlstore.Committed{EventID: r.EventID, Value: r.Value, Deduped: true}, nil
+	}
 	return res, err
 }
 
@@ -201,6 +229,9 @@ func (c appliesBeforeTheTear) Deliver(ctx context.Context, msg int64, now model.
 }
 
 func TestMirrorCatchesBrokenStore(t *testing.T) {
+	if raceDetector {
+		t.Skip("judges the mirror's comparisons, on one goroutine: the unit run without -race covers it (see race_on_test.go)")
+	}
 	for _, tc := range []struct {
 		name string
 		wrap func(mirror.Conn) mirror.Conn
@@ -208,6 +239,8 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 		{"ignores-fence", func(c mirror.Conn) mirror.Conn { return ignoresFence{c} }},
 		{"mislabels-refusals", func(c mirror.Conn) mirror.Conn { return mislabelsRefusals{c} }},
 		{"created-on-duplicate", func(c mirror.Conn) mirror.Conn { return createdOnDuplicate{c} }},
+		{"echoes-caller-on-dedupe", func(c mirror.Conn) mirror.Conn { return echoesCaller{c} }},
+		{"dedupes-commit-conflicts", func(c mirror.Conn) mirror.Conn { return dedupesConflicts{c} }},
 		{"forgets-ledger", func(c mirror.Conn) mirror.Conn { return forgetsLedger{c} }},
 		{"loses-retry-code", func(c mirror.Conn) mirror.Conn { return losesRetryCode{c} }},
 		{"reads-past-cursor-only", func(c mirror.Conn) mirror.Conn { return readsPastCursorOnly{c} }},
@@ -245,6 +278,39 @@ func TestMirrorCatchesBrokenStore(t *testing.T) {
 			}
 			t.Fatal("the broken store agreed with the model on 100 seeds")
 		})
+	}
+}
+
+// hidesApplies says no Apply applied its event, the first too: a
+// consumer told "duplicate" for the event it just applied never counts
+// it. The lockstep replay delivers through Deliver only: just the races
+// (race.go), where a second consumer applies the event at once, call
+// Apply, so only they can catch it (whichever side wins, neither says it
+// did).
+type hidesApplies struct{ mirror.Conn }
+
+func (c hidesApplies) Apply(ctx context.Context, ev model.EventID, now model.Time) (bool, error) {
+	_, err := c.Conn.Apply(ctx, ev, now)
+	return false, err
+}
+
+// On PostgreSQL the first deliveries of a seed are raced by a second
+// consumer: a store that answered neither as applied is caught there, on
+// SQLite (no races: one writer at a time) it passes.
+func TestMirrorRacesDeliveries(t *testing.T) {
+	wrap := mirror.WithWrap(func(c mirror.Conn) mirror.Conn { return hidesApplies{c} })
+	cfg := sim.DefaultConfig()
+	cfg.Backend = open(t, sqlstore.SQLite, ":memory:", wrap)
+	if res, err := sim.Run(cfg, 1); err != nil || res.Failed() {
+		t.Fatalf("sqlite has no races, so nothing to catch: %v %v", res.Violations, err)
+	}
+	cfg.Backend = open(t, sqlstore.Postgres, pgtest.Fresh(t, pgtest.URL(t)), wrap)
+	res, err := sim.Run(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed() || !strings.Contains(res.Violations[0].Message, "racing another: both lost") {
+		t.Fatalf("want a race's divergence, got %v", res.Violations)
 	}
 }
 

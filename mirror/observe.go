@@ -45,6 +45,9 @@ func (b *Backend) Observe(e *model.Event) error {
 		if err != nil {
 			return err
 		}
+		if raced, err := b.race(c, e); raced {
+			return err
+		}
 		return b.replay(c, e)
 	}
 	return nil
@@ -138,6 +141,24 @@ func (b *Backend) enqueue(c Conn, e *model.Event) error {
 		return b.differ(e, "error: "+err.Error(), enqueueWant(e))
 	case id != e.Job || created != (e.Code == model.CodeNone):
 		return b.differ(e, outcome(id, created, nil), enqueueWant(e))
+	}
+	return b.enqueueConflict(c, e, nj)
+}
+
+// enqueueConflict sends, after an enqueue the store created or
+// deduplicated, the same key with another payload: it must be refused.
+// The model's sweep retries an accept with its own payload far more often
+// than with another, so a store that compared no payload hash (answering
+// every existing key as a dedupe) would otherwise pass most seeds; a
+// refusal writes nothing, so the probe changes nothing.
+func (b *Backend) enqueueConflict(c Conn, e *model.Event, nj sqlstore.NewJob) error {
+	if b.enoughConflicts(e) {
+		return nil
+	}
+	nj.ID, nj.PayloadHash = model.JobID(b.sys.Jobs()+1), ^nj.PayloadHash
+	id, created, err := c.Enqueue(b.ctx, nj)
+	if !errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+		return b.differ(e, "another payload under "+nj.Key+": "+outcome(id, created, err), "another payload under "+nj.Key+": idempotency conflict")
 	}
 	return nil
 }
@@ -259,11 +280,18 @@ func (b *Backend) commit(c Conn, e *model.Event) error {
 		Job: e.Job, Fence: j.Fence, Tenant: e.Tenant, Key: e.Key, Stage: e.Stage,
 		PayloadHash: j.PayloadHash, EventID: e.EventID, Now: e.At,
 	}
+	// stored is what the store must hand back: the new result's value, or
+	// the one a dedupe finds. A deduplicated caller brings a value of its
+	// own (a retried stage computes again, an LLM answers otherwise), so a
+	// store that echoed the caller's value or event id is told apart.
+	var stored uint64
 	if r, ok := b.sys.Committed(e.Key, e.Stage); ok {
-		req.Value = r.Value
+		stored = r.Value
 	}
+	req.Value = stored
 	if e.Code != model.CodeNone {
 		req.EventID = model.EventID(b.sys.Rows() + 1) // the id it would have had if new
+		req.Value = ^stored
 	}
 	c.CountStatements()
 	res, err := c.Commit(b.ctx, req)
@@ -277,13 +305,48 @@ func (b *Backend) commit(c Conn, e *model.Event) error {
 		}
 		return nil
 	case model.CodeDeduped:
-		if err != nil || !res.Deduped || res.EventID != e.EventID || res.Value != req.Value {
-			return b.differ(e, commitOutcome(res, err), fmt.Sprintf("deduplicated to %s value=%x", e.EventID, req.Value))
+		if err != nil || !res.Deduped || res.EventID != e.EventID || res.Value != stored {
+			return b.differ(e, commitOutcome(res, err), fmt.Sprintf("deduplicated to %s value=%x", e.EventID, stored))
 		}
+		return b.commitConflict(c, e, req)
+	}
+	if err != nil || res.Deduped || res.EventID != e.EventID || res.Value != stored {
+		return b.differ(e, commitOutcome(res, err), fmt.Sprintf("committed %s value=%x", e.EventID, stored))
+	}
+	return b.commitConflict(c, e, req)
+}
+
+// conflictsPerKind bounds the conflicting payloads sent after a created
+// job or result per kind and seed (after a dedupe, one is always sent):
+// the first few show a store that compares no payload, at a few extra
+// transactions per seed rather than one per commit.
+const conflictsPerKind = 4
+
+// enoughConflicts reports whether e, a created job or result, comes after
+// the first conflictsPerKind of its kind this seed (and counts it).
+func (b *Backend) enoughConflicts(e *model.Event) bool {
+	if e.Code != model.CodeNone {
+		return false
+	}
+	b.conflicted[e.Kind]++
+	return b.conflicted[e.Kind] > conflictsPerKind
+}
+
+// commitConflict commits, once the stage holds its result, the same key
+// and stage under another payload hash: it must be refused as a conflict,
+// not deduplicated. The correct model never commits two payloads under
+// one stage key (the enqueue refuses the second), so without this probe
+// a store that ignored the payload hash at commit would pass every seed.
+// A refusal writes nothing.
+func (b *Backend) commitConflict(c Conn, e *model.Event, req sqlstore.CommitReq) error {
+	if b.enoughConflicts(e) {
 		return nil
 	}
-	if err != nil || res.Deduped || res.EventID != e.EventID || res.Value != req.Value {
-		return b.differ(e, commitOutcome(res, err), fmt.Sprintf("committed %s value=%x", e.EventID, req.Value))
+	req.PayloadHash, req.Value, req.EventID = ^req.PayloadHash, ^req.Value, model.EventID(b.sys.Rows()+1)
+	res, err := c.Commit(b.ctx, req)
+	if !errors.Is(err, sqlstore.ErrIdempotencyConflict) {
+		what := fmt.Sprintf("another payload under %s: ", model.StageKey(req.Key, req.Stage))
+		return b.differ(e, what+commitOutcome(res, err), what+"idempotency conflict")
 	}
 	return nil
 }

@@ -16,21 +16,25 @@ import (
 // DLQ row, then the job dead, a crash boundary between), and the mirror
 // replays them as two transactions: the DLQ row is not atomic with the
 // job's state.
-func feedOf(drained bool) invariants.Feed {
-	return invariants.Feed{Complete: true, AtomicDeadLetter: false, Drained: drained}
+func feedOf(drained, ordered bool) invariants.Feed {
+	return invariants.Feed{Complete: true, AtomicDeadLetter: false, CommitValues: true, Ordered: ordered, Drained: drained}
 }
 
 // Check implements sim.Checker: the store checks over the final state
 // End read back and the operations replayed since Begin.
 func (b *Backend) Check(drained bool) []invariants.Violation {
-	return CheckState(b.final, b.ops, drained)
+	return checkState(b.final, b.ops, feedOf(drained, b.sys != nil && b.sys.Config().Ordered))
 }
 
 // CheckState runs the store checks over a store's final state and the
 // operations the mirror recorded.
 func CheckState(st sqlstore.State, ops []invariants.Op, drained bool) []invariants.Violation {
+	return checkState(st, ops, feedOf(drained, false))
+}
+
+func checkState(st sqlstore.State, ops []invariants.Op, feed invariants.Feed) []invariants.Violation {
 	store := sqlfeed.Store(st)
-	return invariants.CheckStore(&store, ops, feedOf(drained))
+	return invariants.CheckStore(&store, ops, feed)
 }
 
 // Ops returns the operations recorded since Begin (tests).
@@ -52,6 +56,9 @@ func (b *Backend) record(e *model.Event) {
 			op.Kind, op.Key, op.Deduped = invariants.OpResubmit, e.Key, true
 		case model.CodeIdempotencyConflict:
 			op.Kind, op.Key, op.Job = invariants.OpConflict, e.Key, 0
+			if j := b.sys.JobRef(e.Job); j != nil {
+				op.Payload = ^j.PayloadHash // the other payload the replay sends (enqueue)
+			}
 		default:
 			return
 		}
@@ -69,7 +76,13 @@ func (b *Backend) record(e *model.Event) {
 		return
 	case model.EvHeartbeat, model.EvAdvance, model.EvAck, model.EvRetry, model.EvDead, model.EvCancel:
 		if !e.OK {
-			return
+			// A refusal the store agreed to (the replay compares its
+			// reason): the store checks judge whether it was due.
+			if e.Code != model.CodeStaleFence && e.Code != model.CodeNotLeased {
+				return
+			}
+			op.Kind, op.Fence, op.Code = invariants.OpRefused, e.Fence, e.Code
+			break
 		}
 		op.Kind, op.Fence = fencedKinds[e.Kind], e.Fence
 		switch e.Kind {
@@ -85,6 +98,9 @@ func (b *Backend) record(e *model.Event) {
 			return
 		}
 		op.Kind, op.Stage, op.Event, op.Deduped = invariants.OpCommit, e.Stage, e.EventID, e.Code == model.CodeDeduped
+		if r, ok := b.sys.Committed(e.Key, e.Stage); ok {
+			op.Value = r.Value // what the store must return (the replay compares it)
+		}
 	case model.EvPublish:
 		if !e.OK {
 			return

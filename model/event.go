@@ -49,6 +49,11 @@ const (
 	// names the call ("call=heartbeat"), Code the reason it was told. The
 	// system records its refusal too, just before; the two must agree.
 	EvRefused
+	// Durable workflows (package workflow) that run a job's stages as
+	// activities; Key is the workflow's id (the job's key).
+	EvWfEffect // an activity's side effect reached the service: Stage names the activity; OK applied, else deduplicated
+	EvWfRecord // an event appended to the durable workflow history: N its history id, Text its kind, Stage the activity
+	EvWfReplay // a workflow task replayed the recorded history: N events replayed, N2 activities executed; not OK: rejected, Text why
 	eventKindCount
 )
 
@@ -57,7 +62,7 @@ var eventKindNames = [eventKindCount]string{
 	"exhausted", "heartbeat", "advance", "ack", "retry", "dead", "cancel", "commit",
 	"db_write", "publish", "mark_published", "deliver", "apply", "prune", "dlq_write",
 	"redrive", "reprocess", "breaker", "extract", "work_fail", "crash", "restart",
-	"pause", "resume", "fault", "phase", "refused",
+	"pause", "resume", "fault", "phase", "refused", "wf_effect", "wf_record", "wf_replay",
 }
 
 func (k EventKind) String() string { return enumName(eventKindNames[:], k, "kind") }
@@ -192,6 +197,8 @@ var numberLabels = [eventKindCount][2]string{
 	EvRetry:     {"~delay", "~max"},
 	EvExtract:   {"~latency", "tokens"},
 	EvPause:     {"~for", "n2"},
+	EvWfRecord:  {"id", "n2"},
+	EvWfReplay:  {"replayed", "executed"},
 	EvDeliver:   {"delivery", "msg"},
 	EvApply:     {"delivery", "msg"},
 	EvPublish:   {"msg", "n2"},

@@ -11,7 +11,7 @@ import (
 // (sim.Config.Flags), by their path in sim.Config. A test checks the list
 // against Flags itself, field by field, so it cannot drift.
 var flagSettings = []string{
-	"Workers", "Docs", "Tenants", "Only", "Resubmit", "Variant", "ProbeStatus", "TryCancelled", "EdgeVersions",
+	"Workers", "Docs", "Tenants", "Only", "Resubmit", "Variant", "ProbeStatus", "TryCancelled", "EdgeVersions", "WorkflowEvery",
 	"Model.Lease", "Model.HeartbeatEvery", "Model.MaxAttempts", "Model.Retry.Strategy", "Model.Ordered",
 	"Model.Retention", "Model.Reprocess.Capacity", "Model.TokenBudget", "Model.Deadline",
 	"Model.Retry.Base", "Model.Retry.Cap", "Model.Breaker",

@@ -102,14 +102,20 @@ func (b *Built) render(l Lang, charts []chartFile, w Written, site *siteParts) s
 }
 
 func (p *page) verdict(b *Built) {
-	l := p.l
 	held, total := b.Held()
+	p.verdictLine(b.Passed(), held, total,
+		p.l.t("a arquitetura correta se comporta como o capítulo diz e cada variante ingênua falha como ele diz",
+			"the correct design behaves as the chapter says and each naive variant fails as it says"))
+}
+
+// verdictLine is a report's opening verdict: holds (with what holding
+// means for this report) or does not, and how many of its checks hold.
+func (p *page) verdictLine(passed bool, held, total int, holds string) {
+	l := p.l
 	checks := l.count(total, "verificação", "verificações", "check", "checks")
 	p.line()
-	if b.Passed() {
-		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ",
-			l.t("a arquitetura correta se comporta como o capítulo diz e cada variante ingênua falha como ele diz",
-				"the correct design behaves as the chapter says and each naive variant fails as it says"),
+	if passed {
+		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ", holds,
 			" (", fmt.Sprint(held), l.t(" de ", " of "), checks, ").")
 		return
 	}

@@ -36,7 +36,11 @@ type Config struct {
 	// operationVersion a key allows (math.MaxInt32): the edge of the
 	// version range, where a job has no next version to be reprocessed at.
 	EdgeVersions bool
-	Model        model.Config
+	// WorkflowEvery n runs the job of every n-th document (by index) as a
+	// durable workflow whose activities are its stages (workflow.go); 0:
+	// none.
+	WorkflowEvery int32
+	Model         model.Config
 
 	// Faults: an explicit plan always applies; Swarm adds the seed's random
 	// faults on top (off when replaying a realized or shrunk plan).
@@ -127,6 +131,9 @@ func (c Config) Validate() error {
 	}
 	if c.Backend != nil && c.Variant != DefaultConfig().Variant {
 		errs = append(errs, fmt.Errorf("backend %s implements the correct design only (got -variant %s)", c.Backend.Name(), c.Variant))
+	}
+	if c.WorkflowEvery < 0 {
+		errs = append(errs, fmt.Errorf("workflow-every must be >= 0 (got %d)", c.WorkflowEvery))
 	}
 	if c.MaxFaults < 0 {
 		errs = append(errs, fmt.Errorf("max faults must be >= 0 (got %d)", c.MaxFaults))

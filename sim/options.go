@@ -18,8 +18,10 @@ import (
 // at the edges of the tenant pattern among them), a tight token budget
 // (retries that spend it: seed 004's budget path), documents at the
 // largest operationVersion (Config.EdgeVersions), a backoff capped at its
-// base, a breaker at the edges of its settings (and, in one seed in four,
-// a probe of one setting past its edge: pastedge.go). Each option
+// base, a breaker at the edges of its settings or (one seed in eight) one that
+// opens on few failures, (and, in one seed in four,
+// a probe of one setting past its edge: pastedge.go), and three seeds in
+// eight a share of documents run as durable workflows (workflow.go). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
 // reproduce and replay commands print as flags.
@@ -35,9 +37,11 @@ type swarmOptions struct {
 	tenants      int32 // 0: the default
 	tokenBudget  int64 // 0: the default
 	edgeVersions bool
-	cappedRetry  bool // the backoff's cap at its base: every retry's bound is the cap
-	edgeBreaker  bool // the breaker at the edges of its settings
-	pastEdge     int  // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
+	cappedRetry  bool  // the backoff's cap at its base: every retry's bound is the cap
+	edgeBreaker  bool  // the breaker at the edges of its settings
+	pastEdge     int   // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
+	wfEvery      int32 // 0: no document runs as a durable workflow
+	touchy       bool  // a breaker that opens on few failures (touchyBreaker)
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -61,6 +65,11 @@ func drawOptions(seed uint64) swarmOptions {
 	cappedRetry := r.Chance(125_000)
 	edgeBreaker := r.Chance(125_000)
 	pastEdge := r.IntN(4 * len(pastEdges)) // one seed in four probes an edge
+	// Three seeds in eight run a share of documents as workflows: half or
+	// a quarter of them, an eighth of all documents on average (its cost
+	// is about one more event in twenty per seed).
+	wfEvery := [...]int32{0, 0, 0, 0, 0, 2, 4, 4}[r.IntN(8)]
+	touchy := r.Chance(125_000)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -98,6 +107,7 @@ func drawOptions(seed uint64) swarmOptions {
 	if pastEdge < len(pastEdges) {
 		o.pastEdge = 1 + pastEdge
 	}
+	o.wfEvery, o.touchy = wfEvery, touchy
 	return o
 }
 
@@ -106,6 +116,16 @@ func drawOptions(seed uint64) swarmOptions {
 // it failed (a threshold of 100%).
 func edgeBreaker(b model.BreakerConfig) model.BreakerConfig {
 	b.MinSamples, b.ThresholdPPM = b.Window, 1_000_000
+	return b
+}
+
+// touchyBreaker is b opening on a few failures (a quarter of a small
+// window) and cooling down twice as long as a lease: open or half-open
+// for much of a run, so that leases are found expired then — a conjunction
+// the default breaker reaches in one seed of 2000 (pairs.go), and where
+// a planted bug once hid.
+func touchyBreaker(b model.BreakerConfig) model.BreakerConfig {
+	b.Window, b.MinSamples, b.ThresholdPPM, b.Cooldown, b.Canaries = 8, 4, 250_000, 2*b.Cooldown, 8
 	return b
 }
 
@@ -150,6 +170,16 @@ func (o swarmOptions) apply(cfg Config) Config {
 	if o.edgeBreaker && cfg.Model.Breaker == d.Model.Breaker {
 		cfg.Model.Breaker = edgeBreaker(cfg.Model.Breaker)
 	}
+	if o.touchy && !o.edgeBreaker && cfg.Model.Breaker == d.Model.Breaker {
+		cfg.Model.Breaker = touchyBreaker(cfg.Model.Breaker)
+		if cfg.Model.Lease == d.Model.Lease && cfg.Model.HeartbeatEvery == d.Model.HeartbeatEvery {
+			// leases a sixth as long: many expire within one cool-down
+			cfg.Model.Lease, cfg.Model.HeartbeatEvery = cfg.Model.Lease/6, cfg.Model.HeartbeatEvery/6
+		}
+	}
+	if o.wfEvery > 0 && cfg.WorkflowEvery == d.WorkflowEvery {
+		cfg.WorkflowEvery = o.wfEvery
+	}
 	return cfg
 }
 
@@ -160,6 +190,12 @@ func optionsOf(cfg Config) string {
 	var parts []string
 	if cfg.Model.Ordered {
 		parts = append(parts, "ordered")
+	}
+	if cfg.Model.Lease != d.Model.Lease {
+		parts = append(parts, "lease="+time.Duration(cfg.Model.Lease).String())
+	}
+	if cfg.Model.HeartbeatEvery != d.Model.HeartbeatEvery {
+		parts = append(parts, "heartbeat="+time.Duration(cfg.Model.HeartbeatEvery).String())
 	}
 	if cfg.Model.Retention != d.Model.Retention {
 		parts = append(parts, "retention="+time.Duration(cfg.Model.Retention).String())
@@ -196,6 +232,9 @@ func optionsOf(cfg Config) string {
 	}
 	if cfg.Model.Breaker != d.Model.Breaker {
 		parts = append(parts, "breaker="+BreakerSpec(cfg.Model.Breaker))
+	}
+	if cfg.WorkflowEvery != d.WorkflowEvery {
+		parts = append(parts, "workflow-every="+strconv.Itoa(int(cfg.WorkflowEvery)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -35,9 +35,11 @@ type Result struct {
 	// LineKinds are the kinds of line the trace shows: bit k of [1] an
 	// accepted event of kind k, of [0] one not OK (a refusal, a skip).
 	LineKinds [2]uint64
-	End       model.Time
-	DLQ       []model.Envelope   // the dead-letter queue at the end of the run
-	Audit     []model.AuditEntry // the operators' audit log at the end of the run
+	// Pairs are the rare conjunctions the trace shows (pairs.go).
+	Pairs PairSet
+	End   model.Time
+	DLQ   []model.Envelope   // the dead-letter queue at the end of the run
+	Audit []model.AuditEntry // the operators' audit log at the end of the run
 }
 
 // Failed reports whether any invariant was violated.
@@ -103,6 +105,7 @@ type run struct {
 	api        restartable
 	provider   provider
 	operator   operator
+	wf         wfRuns // durable workflows (workflow.go)
 
 	jobDoc        []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
 	docJob        []model.JobID // doc index → the job id its client was given
@@ -272,6 +275,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.inj = r.newInjector()
 	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
+	r.resetWorkflows(&old.wf)
 	r.operator.tried = old.operator.tried
 	if r.operator.tried == nil {
 		r.operator.tried = map[model.JobID]bool{}
@@ -473,7 +477,7 @@ func (r *run) result() *Result {
 		Seed: r.seed, Config: r.cfg, Events: r.rec.seq, Steps: r.sched.Steps(), Hash: r.rec.hash,
 		Trace: r.rec.trace, History: r.rec.history,
 		Metrics: r.metrics.m, Realized: r.inj.Realized(), Injected: r.inj.Injected(),
-		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, End: r.now(),
+		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, Pairs: r.rec.pairs.set, End: r.now(),
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
 	res.Crossings = r.crossings

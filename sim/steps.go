@@ -43,6 +43,9 @@ func (r *run) stepWork(w *worker) {
 		r.cross(w, model.AfterExtract, 0)
 		return
 	}
+	if r.isWorkflowDoc(w) && !r.wfTask(w) {
+		return
+	}
 	r.advance(w, model.AfterExtract)
 }
 
@@ -152,6 +155,7 @@ func (r *run) stepCommit(w *worker) {
 		r.fail(w, err)
 		return
 	}
+	r.wfPersist(w)
 	r.kickRelay()
 	if r.inj.Commit() && w.commitTries < 2 {
 		w.commitTries++

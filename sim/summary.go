@@ -32,6 +32,7 @@ type Summary struct {
 	// interrupt, or a test's deadline.
 	Planned int
 	Stopped string
+	pairs   pairCounts // seeds per rare conjunction (pairs.go)
 }
 
 // NewSummary returns an empty summary for design.
@@ -45,6 +46,7 @@ func (s *Summary) Add(r *Result) {
 	s.Seeds++
 	s.Events += r.Events
 	s.Traces = mix(s.Traces, r.Hash)
+	s.pairs.add(r.Pairs)
 	if r.Drained {
 		s.Drained++
 	}
@@ -125,6 +127,9 @@ func (s *Summary) Write(w io.Writer, d *model.Design) {
 	}
 	if d != nil {
 		s.writeBoundaries(w, d)
+	}
+	if line := s.pairs.rarestLine(s.Seeds); line != "" {
+		fmt.Fprintf(w, "rarest      %s\n", line)
 	}
 	fmt.Fprintf(w, "violations  %d seed(s)%s\n", s.Failed, s.invariantLine())
 	if s.Failed > 0 {

@@ -53,6 +53,7 @@ type recorder struct {
 	history []model.Event // kept with the trace, for counterexamples
 	suite   *invariants.Suite
 	metrics *metricsRecorder
+	pairs   pairTracker   // rare conjunctions the run reached (pairs.go)
 	scratch model.Event   // the simulator's own events, reused
 	backend *backendState // nil: the model alone (Config.Backend unset)
 	kinds   [2]uint64     // Result.LineKinds
@@ -68,7 +69,9 @@ func (r *recorder) reset(keep bool, suite *invariants.Suite, m *metricsRecorder)
 		line = make([]byte, 0, 256)
 	}
 	strs := r.strings // its strings' hashes hold in any run
-	*r = recorder{TraceHasher: TraceHasher{hash: hashSeed, line: line, strings: strs}, keep: keep, suite: suite, metrics: m}
+	pairs := r.pairs
+	pairs.reset()
+	*r = recorder{TraceHasher: TraceHasher{hash: hashSeed, line: line, strings: strs}, keep: keep, suite: suite, metrics: m, pairs: pairs}
 }
 
 // hashEvent folds one event into the running hash: every field that its
@@ -204,6 +207,7 @@ func (r *recorder) Record(e *model.Event) {
 	}
 	r.suite.Record(e)
 	r.metrics.observe(e)
+	r.pairs.observe(e)
 	if r.backend != nil {
 		r.backend.observe(e)
 	}

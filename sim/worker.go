@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/workflow"
 )
 
 // wstate is what a worker is doing.
@@ -37,6 +38,10 @@ type worker struct {
 	workErr     *model.WorkError
 	value       uint64
 	commitTries int
+	// A workflow task's history (workflow.go), durable with the commit:
+	// wfHist extends the wfBase events the task replayed.
+	wfHist []workflow.HistoryEvent
+	wfBase int
 }
 
 func (r *run) actor(w *worker) model.Actor {
@@ -82,6 +87,7 @@ func (r *run) tryLease(w *worker) {
 	r.armReady() // the new lease expires at some point: someone must notice
 	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
 	w.working, w.markDead, w.failing, w.commitTries = false, false, false, 0
+	w.wfHist = nil
 	w.doc = r.jobDoc[l.Job-1]
 	if r.sys.JobRef(l.Job).Origin == 0 && r.inj.CrashLoop(r.docs[w.doc].Index) {
 		r.crashWorker(w, model.AfterLease) // the document kills every worker that takes it

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -251,7 +252,25 @@ func goTestRun(t TB) string {
 	if pkg == "./." {
 		pkg = "."
 	}
-	return "go test " + pkg + " -run " + repro.ShellQuote(strings.Join(levels, "/"))
+	cmd := "go test "
+	if tags := BuildTags(); tags != "" {
+		cmd += "-tags " + repro.ShellQuote(tags) + " "
+	}
+	return cmd + pkg + " -run " + repro.ShellQuote(strings.Join(levels, "/"))
+}
+
+// BuildTags are the -tags the test binary was built with: a reproduce
+// command without them builds another program (a bug planted behind a
+// tag would pass).
+func BuildTags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }
 
 // packageDir is the package's directory relative to the module root.

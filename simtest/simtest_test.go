@@ -41,9 +41,9 @@ func TestHelperProcess(t *testing.T) {
 	case "deadline":
 		simtest.Sweep(t, sim.DefaultConfig(), 10_000_000)
 	case "lossy-target":
-		simtest.SweepTarget(t, openLossy, smallTarget(targetsim.TxChecked), 3)
+		sweepOpened(t, openLossy, smallTarget(targetsim.TxChecked))
 	case "river-naive":
-		simtest.SweepTarget(t, openRiver, crashAfterEffect(), 3)
+		sweepOpened(t, openRiver, crashAfterEffect())
 	case "no-sweep":
 		t.Log("a test that reads nothing go test tracks")
 	default:

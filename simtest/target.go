@@ -1,9 +1,8 @@
 package simtest
 
 import (
+	"bytes"
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/sim"
@@ -11,29 +10,23 @@ import (
 	"github.com/durasim/durasim/targetsim"
 )
 
-// SweepTarget runs cfg against a queue of open's on the test's seeds
-// ([Seeds]: saved failing seeds first, -sim.seed, a random root
-// printed), and fails on the first seed an oracle finds a violation in
-// ([FailTarget]). What the oracles hold the queue to is its Policy. The
-// queue is opened once, reset for every seed, and closed at the end.
-func SweepTarget(t TB, open func() (target.Queue, error), cfg targetsim.Config, n int) *targetsim.Summary {
+// SweepTarget is [Sweep] for a queue durasim does not own: it runs cfg
+// against q on the test's seeds ([Seeds]: saved failing seeds first,
+// -sim.seed, -sim.seeds, -sim.root, the random root printed) and fails on
+// the first seed the target oracle rejects ([FailTarget]). q is reset by
+// each run (targetsim.Run), so one queue serves the sweep.
+func SweepTarget(t TB, q target.Queue, cfg targetsim.Config, n int) *targetsim.Summary {
 	t.Helper()
 	sum := targetsim.NewSummary()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("simtest: %v", err)
 		return sum
 	}
-	q, err := open()
-	if err != nil {
-		t.Fatalf("simtest: opening the queue: %v", err)
-		return sum
-	}
-	defer func() { _ = q.Close() }()
 	ctx := context.Background()
 	for _, seed := range Seeds(t, n) {
 		res, err := targetsim.Run(ctx, q, cfg, seed)
 		if err != nil {
-			t.Fatalf("seed %d: %v\n  reproduce:\n    %s", seed, err, TestCommand(t, seed))
+			t.Fatalf("seed %d: %v", seed, err)
 			return sum
 		}
 		sum.Add(res)
@@ -45,35 +38,23 @@ func SweepTarget(t TB, open func() (target.Queue, error), cfg targetsim.Config, 
 	return sum
 }
 
-// FailTarget reports a failing target run on q: saves the seed as [Fail]
-// does, shrinks it, prints its violations, the shrunk counterexample and
-// the commands that reproduce it — the go test line, and durasim's
-// replay when durasim's CLI opens q's system — and fails the test.
+// FailTarget reports a failing target run as [Fail] reports a model run:
+// it saves the seed under testdata/sim-failures/<test> (it then runs first
+// until the file is deleted), shrinks it, prints its story
+// (targetsim.WriteFailure) with the go test command that replays it — the
+// seed, not the shrunk configuration: the run is deterministic, so the
+// seed fails the same way and shrinks to the same counterexample — then,
+// for a queue of a system durasim's CLI opens (target.CLISystem: River),
+// durasim's replay of the seed and of the shrunk run naming that system;
+// a user's queue gets the go test line only. It fails the test.
 func FailTarget(t TB, q target.Queue, cfg targetsim.Config, res *targetsim.Result) {
 	t.Helper()
 	saveFailure(t, res.Seed)
-	var b strings.Builder
-	fmt.Fprintf(&b, "FAIL seed %d on %s (design %s)\n", res.Seed, res.Target, cfg.Design)
-	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "  violation: %s\n", v)
-	}
-	if res.Swarm != "" {
-		fmt.Fprintf(&b, "  swarm %s\n", res.Swarm)
-	}
-	sh, err := targetsim.Shrink(context.Background(), q, cfg, res.Seed, res, "")
-	if err != nil {
-		fmt.Fprintf(&b, "  shrinking failed: %v\n", err)
-		sh = nil
-	} else {
-		plan := "(no fault)"
-		if len(sh.Config.Plan.Faults) > 0 {
-			plan = sh.Config.Plan.OneLine()
-		}
-		fmt.Fprintf(&b, "  shrunk in %d runs to %d fault(s), %d worker(s): %s\n", sh.Runs, len(sh.Config.Plan.Faults), sh.Config.Workers, plan)
-		fmt.Fprintf(&b, "  shrunk violation: %s\n", sh.Result.Violations[0])
-	}
+	var buf bytes.Buffer
 	cli := repro.TestCLI(sim.CLIProg)
 	rp := &targetsim.Reproducer{CLI: cli.Command, Install: cli.Install, Test: TestCommand(t, res.Seed)}
-	fmt.Fprintf(&b, "  reproduce:\n    %s\n", strings.Join(rp.Lines(q, cfg, res.Seed, sh), "\n    "))
-	t.Fatalf("\n%s", b.String())
+	targetsim.WriteFailure(context.Background(), &buf, q, cfg, res, func(sh *targetsim.Shrunk) []string {
+		return rp.Lines(q, cfg, res.Seed, sh)
+	})
+	t.Fatalf("\n%s", buf.String())
 }

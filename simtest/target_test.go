@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/simtest"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
@@ -38,6 +39,16 @@ func openRiver() (target.Queue, error) {
 	return rivertarget.Open(context.Background(), rivertarget.SQLite, "", rivertarget.DefaultConfig())
 }
 
+// sweepOpened sweeps 3 seeds of cfg on a queue of open's.
+func sweepOpened(t *testing.T, open func() (target.Queue, error), cfg targetsim.Config) {
+	q, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	simtest.SweepTarget(t, q, cfg, 3)
+}
+
 // lossy is a queue of the user's own with a planted bug: River under
 // another name, whose snapshot loses the last effect written. durasim's
 // CLI does not open it.
@@ -59,7 +70,7 @@ func openLossy() (target.Queue, error) {
 }
 
 var (
-	failLine      = regexp.MustCompile(`FAIL seed (\d+) on `)
+	failLine      = regexp.MustCompile(`FAIL seed (\d+) \(`)
 	violationLine = regexp.MustCompile(`  violation: (\S+?):`)
 )
 

@@ -278,12 +278,20 @@ func (c *Conn) Enqueue(ctx context.Context, j NewJob) (model.JobID, bool, error)
 		cols, vals = "id, "+cols, "$10, "+vals
 		args = append(args, int64(j.ID))
 	}
+	// ON CONFLICT with no target: two enqueues of one key and one caller's
+	// id at once (the mirror races them) meet on either unique index, the
+	// key's or the id's, and the second must wait for the first and be
+	// deduplicated, not fail on the id's.
 	var id model.JobID
-	err = c.queryRow(ctx, tx, "INSERT INTO jobs ("+cols+") VALUES ("+vals+") ON CONFLICT (idem_key) DO NOTHING RETURNING id", args...).Scan(&id)
+	err = c.queryRow(ctx, tx, "INSERT INTO jobs ("+cols+") VALUES ("+vals+") ON CONFLICT DO NOTHING RETURNING id", args...).Scan(&id)
 	created := err == nil
 	if errors.Is(err, sql.ErrNoRows) {
 		var hash int64
-		if err = c.queryRow(ctx, tx, "SELECT id, payload_hash FROM jobs WHERE idem_key = $1", j.Key).Scan(&id, &hash); err == nil && uint64(hash) != j.PayloadHash {
+		err = c.queryRow(ctx, tx, "SELECT id, payload_hash FROM jobs WHERE idem_key = $1", j.Key).Scan(&id, &hash)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, false, fmt.Errorf("sqlstore: enqueue: job id %d is another key's", j.ID)
+		case err == nil && uint64(hash) != j.PayloadHash:
 			return 0, false, fmt.Errorf("%w: key %q exists with another payload hash", ErrIdempotencyConflict, j.Key)
 		}
 	}
@@ -738,3 +746,8 @@ func (c *Conn) wrapApply(err error) error {
 	}
 	return c.wrap("apply", err)
 }
+
+// SetOnStatement sets OnStatement (nil clears it): for callers that hold
+// the connection behind an interface, such as the mirror racing two
+// connections statement by statement.
+func (c *Conn) SetOnStatement(f func(n int)) { c.OnStatement = f }

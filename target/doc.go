@@ -36,11 +36,14 @@
 // its retry policy as a formula ([Backoff]), what a snooze, a rescue and
 // an operator's retry do to a job's attempts ([Count], [RescueRule],
 // [RetryRule]), which events record an error, the states in which a
-// unique job holds its args, and what a transactional completion does
-// with a job no longer running ([Completion]). The oracles recompute
-// every call's result by those rules, so a queue that counts a snooze,
-// lets a completed job's args go or fails a stale completion is held to
-// that, and not to River's. [Policy.Validate] refuses a value out of
+// unique job holds its args, what a transactional completion does with a
+// job no longer running ([Completion]), whether a fetch's lease runs out
+// on its own (a visibility timeout, [Policy.Lease]) and whether only the
+// attempt holding a job may report it ([Policy.Receipts]). The oracles
+// recompute every call's result by those rules, so a queue that counts a
+// snooze, lets a completed job's args go, fails a stale completion or
+// takes a job back when its lease runs out is held to that, and not to
+// River's. [Policy.Validate] refuses a value out of
 // range.
 //
 // # Systems
@@ -56,5 +59,9 @@
 //
 // Package [github.com/durasim/durasim/target/rivertarget] drives River
 // (github.com/riverqueue/river) through its driver API, on SQLite and on
-// PostgreSQL, and declares River's rules (rivertarget.Rules).
+// PostgreSQL, and declares River's rules (rivertarget.Rules). Package
+// [github.com/durasim/durasim/examples/ownqueue] is a queue written as a
+// user would, in memory, with rules unlike River's (a visibility
+// timeout, receipts, a dead letter after its last receive), and its
+// go test sweep.
 package target

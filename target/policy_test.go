@@ -43,6 +43,7 @@ func TestPolicyValidate(t *testing.T) {
 	}
 	for name, mod := range map[string]func(*Policy){
 		"negative rescue-after": func(p *Policy) { p.RescueAfter = -1 },
+		"negative lease":        func(p *Policy) { p.Lease = -Millisecond },
 		"negative base":         func(p *Policy) { p.Backoff.Base = -1 },
 		"exponent 17":           func(p *Policy) { p.Backoff.Exponent = 17 },
 		"jitter above 100%":     func(p *Policy) { p.Backoff.JitterPPM = 1_000_001 },

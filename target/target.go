@@ -67,6 +67,15 @@ type Policy struct {
 	AvailableWithin Time
 	// Backoff is the retry policy: the delay after a job's n-th error.
 	Backoff Backoff
+	// Lease is how long a fetch holds a job on its own, as a visibility
+	// timeout does (0: no lease; a running job stays running until a call
+	// moves it, as a rescue does). Once Lease has passed since its fetch,
+	// a job still running is the queue's to take back, with no rescuer:
+	// the scheduler's pass ([Conn.Schedule]) returns it available again,
+	// its attempt counted and no error recorded, or, when that attempt
+	// was its last, discarded (a dead letter). Until the pass takes it
+	// back, the fetch's holder still holds it.
+	Lease Time
 
 	// Snooze is what a snooze does to the attempt it ends. A snooze that
 	// keeps its attempt counted, at the job's last attempt, leaves none:
@@ -86,6 +95,13 @@ type Policy struct {
 	// CompleteNotRunning is what a transactional completion ([Tx.Complete])
 	// does with a job that is no longer running.
 	CompleteNotRunning Completion
+	// Receipts: a report or a transactional completion counts only from
+	// the attempt that holds the job, as a receipt handle does: one from
+	// an attempt the queue took back, or whose job was fetched again
+	// since, is refused (a report not applied; a completion as of a job
+	// no longer running) even while the job is running. Without it, a
+	// call naming a running job counts whoever fetched it.
+	Receipts bool
 }
 
 // Count is what an event does to the attempt it ends. A fetch counts an
@@ -171,8 +187,8 @@ func (b Backoff) Bound(n int) (lo, hi Time) {
 // Validate reports the first rule out of range.
 func (p Policy) Validate() error {
 	switch {
-	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0:
-		return errors.New("policy: rescue-after, job timeout and available-within must not be negative")
+	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0 || p.Lease < 0:
+		return errors.New("policy: rescue-after, job timeout, available-within and lease must not be negative")
 	case p.Backoff.Base < 0 || p.Backoff.Cap < 0 || p.Backoff.Exponent < 0 || p.Backoff.Exponent > 16:
 		return errors.New("policy: backoff base and cap must not be negative, its exponent 0 to 16")
 	case p.Backoff.JitterPPM < 0 || p.Backoff.JitterPPM > 1_000_000:

@@ -127,13 +127,15 @@ func (r *Reproducer) Lines(q target.Queue, cfg Config, seed uint64, sh *Shrunk) 
 }
 
 // Command is the durasim command line, from the root of durasim's
-// checkout, that runs verb on seed of cfg against q's system: "go run
-// ./cmd/durasim replay -target river -seed 7 ..."; "" when durasim's CLI
-// cannot ([Reproducer.Line] says why).
-func Command(verb string, q target.Queue, cfg Config, seed uint64) string {
-	line, err := (&Reproducer{}).Line(verb, q, cfg, seed)
-	if err != nil {
-		return ""
+// checkout, that runs verb on seed of cfg against the system named system
+// opened on backend with its other settings at the CLI's defaults: "go
+// run ./cmd/durasim replay -target river -seed 7 ...". Where the queue
+// that ran is at hand, [Reproducer.Line] is exact: it asks the queue's
+// system for the flags of all its settings.
+func Command(verb, system, backend string, cfg Config, seed uint64) string {
+	var sysArgs []string
+	if backend != "" && backend != "sqlite" {
+		sysArgs = []string{"-backend", backend}
 	}
-	return line
+	return CommandLine(DefaultCLI, verb, system, sysArgs, cfg, seed)
 }

@@ -83,10 +83,10 @@ func TestCommandNamesTheQueueThatRan(t *testing.T) {
 	}
 	defer q.Close()
 	want := "go run ./cmd/durasim replay -target river -rescue-after 20s -seed 7 -design effect-outside-tx -swarm=false -only 1,4"
-	if got := targetsim.Command("replay", q, cfg, 7); got != want {
-		t.Errorf("Command:\n got %s\nwant %s", got, want)
+	if got, err := (&targetsim.Reproducer{}).Line("replay", q, cfg, 7); got != want || err != nil {
+		t.Errorf("Line:\n got %s (%v)\nwant %s", got, err, want)
 	}
-	if got := targetsim.Command("replay", renamed{q}, cfg, 7); got != "" {
+	if got, err := (&targetsim.Reproducer{}).Line("replay", renamed{q}, cfg, 7); got != "" || err == nil {
 		t.Errorf("a queue of the user's own: %q, want no durasim command", got)
 	}
 	rp := &targetsim.Reproducer{Test: "go test ./x -run '^TestX$' -sim.seed=7"}

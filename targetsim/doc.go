@@ -15,7 +15,11 @@
 // question and answer is recorded as a [target.Op]; the trace is one
 // line per op and its hash ([Result.Hash]) is the same on every run of
 // the seed. The oracle reads only those ops and the [target.Snapshot],
-// against what the queue declares it promises ([target.Policy]).
+// against what the queue declares it promises ([target.Policy]). A run
+// kept with its trace ([Config.KeepTrace]) also says when each worker
+// incarnation lived ([Incarnation]) and on which op each fault of the
+// plan took effect ([Strike]): what package timeline draws beside the
+// ops; neither is part of the trace or its hash.
 //
 // # Handler designs
 //

@@ -1,6 +1,7 @@
 package targetsim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,22 +18,28 @@ import (
 
 // Result is what one target run produced.
 type Result struct {
-	Seed       uint64
-	Config     Config
-	Target     string // "river v0.51.2 on sqlite"
-	Hash       uint64
-	Lines      int
-	Trace      []string    // with Config.KeepTrace
-	Ops        []target.Op // with Config.KeepTrace
-	Violations []invariants.Violation
-	Exposures  []invariants.Exposure
-	Realized   faults.Plan // every fault that took effect, as a replayable plan
-	Swarm      string      // the seed's swarm ("" when off)
-	Drained    bool        // the run reached the end of its quiescence window (liveness applied)
-	End        target.Time
-	Jobs       int // jobs in the database at the end
-	Effects    int // effects in the database at the end
-	Counts     Counts
+	Seed   uint64
+	Config Config
+	Target string // "river v0.51.2 on sqlite"
+	Hash   uint64
+	Lines  int
+	Trace  []string    // with Config.KeepTrace
+	Ops    []target.Op // with Config.KeepTrace
+	// Incarnations are the workers' lives, in the order they started,
+	// and Strikes where each fault of the plan showed (both with
+	// Config.KeepTrace): what a timeline draws beside the ops.
+	Incarnations []Incarnation
+	Strikes      []Strike
+	Policy       target.Policy // what the queue declared it promises
+	Violations   []invariants.Violation
+	Exposures    []invariants.Exposure
+	Realized     faults.Plan // every fault that took effect, as a replayable plan
+	Swarm        string      // the seed's swarm ("" when off)
+	Drained      bool        // the run reached the end of its quiescence window (liveness applied)
+	End          target.Time
+	Jobs         int // jobs in the database at the end
+	Effects      int // effects in the database at the end
+	Counts       Counts
 }
 
 // Failed reports whether an oracle found a violation.
@@ -58,6 +65,23 @@ func (r *Result) HandlerFailed() bool {
 
 // HashHex is the trace hash as 16 hex digits.
 func (r *Result) HashHex() string { return fmt.Sprintf("%016x", r.Hash) }
+
+// Incarnation is one life of a worker: from its start (the run's, or
+// its restart) to its crash or the run's end.
+type Incarnation struct {
+	Name     string // the actor's name in the trace: w0, w0.1…
+	From, To target.Time
+	Crashed  bool
+}
+
+// Strike is a fault of the plan where it took effect: the op that shows
+// it (the crash or pause itself, the work a slow, transient, cancel or
+// snooze fault ended, the insert of a resubmit or of a document given
+// fewer attempts, the operator's retry of a redrive).
+type Strike struct {
+	Op    uint64 // the op's Seq
+	Fault faults.Fault
+}
 
 // Counts are how often a run took each path.
 type Counts struct {
@@ -137,7 +161,8 @@ const (
 
 type doc struct {
 	args target.Args
-	max  int // its job's max_attempts
+	max  int           // its job's max_attempts
+	few  *faults.Fault // the few-attempts fault that set max, if any
 	job  target.JobID
 	at   target.Time
 }
@@ -159,6 +184,9 @@ type run struct {
 	jobs    []target.JobID     // every job, in insert order
 	ops     []target.Op
 	trace   []string
+	lives   []Incarnation
+	strikes []Strike
+	struck  []faults.Fault // faults taken effect, to attach to the next op recorded
 	hash    hashWriter
 	work    []*worker
 	resc    rescuer
@@ -222,7 +250,8 @@ func (r *run) start() {
 	for i, f := range r.plan {
 		if f.Kind == faults.FewAttempts {
 			r.docs[f.Doc-1].max = int(f.Max)
-			r.realize(i)
+			r.docs[f.Doc-1].few = &r.plan[i].Fault
+			r.plan[i].consumed = true // struck at the document's first insert
 		}
 		if f.Kind == faults.ResubmitAt {
 			r.pending++
@@ -237,7 +266,7 @@ func (r *run) start() {
 	}
 	r.resc = rescuer{r: r, conn: r.q.Conn("rescuer")}
 	r.sched.At(scheduler.Time(rescuerInterval), scheduler.Event{Kind: evRescuer})
-	r.sched.At(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+	r.sched.At(scheduler.Time(r.scheduleEvery()), scheduler.Event{Kind: evSchedule})
 	r.sched.At(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 	r.sched.At(scheduler.Time(quiesceAt), scheduler.Event{Kind: evQuiesce})
 }
@@ -313,6 +342,10 @@ func (r *run) fail(what string, err error) {
 func (r *run) record(o target.Op) *target.Op {
 	o.Seq, o.T = uint64(len(r.ops)+1), r.now()
 	r.ops = append(r.ops, o)
+	for _, f := range r.struck {
+		r.strikes = append(r.strikes, Strike{Op: o.Seq, Fault: f})
+	}
+	r.struck = r.struck[:0]
 	line := o.Append(nil)
 	r.hash.line(line)
 	if r.cfg.KeepTrace {
@@ -371,6 +404,9 @@ func (r *run) drained() bool {
 
 func (r *run) arrive(i int, dup bool) {
 	d := &r.docs[i]
+	if d.few != nil && !dup {
+		r.strike(*d.few)
+	}
 	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
 	if err != nil {
 		r.fail("insert", err)
@@ -405,7 +441,18 @@ func (r *run) newTx() int {
 	return r.txSeq
 }
 
-// schedulePass is River's job scheduler.
+// scheduleEvery is the scheduler's interval: the span within which the
+// queue may make a due job available at once (River's scheduler
+// interval), or, for a queue that makes none early, the poll interval.
+func (r *run) scheduleEvery() target.Time {
+	if r.pol.AvailableWithin > 0 {
+		return r.pol.AvailableWithin
+	}
+	return pollInterval
+}
+
+// schedulePass is the queue's scheduler: River's job scheduler, or the
+// pass that takes back jobs whose lease ran out (Policy.Lease).
 func (r *run) schedulePass() {
 	got, err := r.ops2.Schedule(r.ctx, r.now())
 	if err != nil {
@@ -416,7 +463,7 @@ func (r *run) schedulePass() {
 		r.counts.Scheduled++
 		r.record(target.Op{Kind: target.OpSchedule, Actor: "scheduler", Job: s.Job, State: s.State})
 	}
-	r.sched.After(scheduler.Time(r.pol.AvailableWithin), scheduler.Event{Kind: evSchedule})
+	r.sched.After(scheduler.Time(r.scheduleEvery()), scheduler.Event{Kind: evSchedule})
 }
 
 // operator runs the plan's retries: a document's job, once discarded or
@@ -466,7 +513,17 @@ func (r *run) retryDue() bool {
 }
 
 // realize marks plan fault i as taken effect.
-func (r *run) realize(i int) { r.plan[i].consumed = true }
+func (r *run) realize(i int) {
+	r.plan[i].consumed = true
+	r.strike(r.plan[i].Fault)
+}
+
+// strike notes that f took effect: the next op recorded shows it.
+func (r *run) strike(f faults.Fault) {
+	if r.cfg.KeepTrace {
+		r.struck = append(r.struck, f)
+	}
+}
 
 // crossing finds the fault, if any, that strikes an actor (worker index
 // worker, or faults.AnyWorker for the rescuer) at its n-th crossing of b
@@ -483,6 +540,7 @@ func (r *run) crossing(worker int32, b boundary.Boundary, n, any int, inTx bool)
 		}
 		if f.Worker == faults.AnyWorker && int(f.Nth) == any || f.Worker == worker && int(f.Nth) == n {
 			f.consumed = true
+			r.strike(f.Fault) // the crash or pause op follows at once
 			return &f.Fault
 		}
 	}
@@ -490,7 +548,8 @@ func (r *run) crossing(worker int32, b boundary.Boundary, n, any int, inTx bool)
 }
 
 // docFault is the unconsumed fault of kind k for a job's document and
-// attempt (an outbox job's faults are its source's).
+// attempt (an outbox job's faults are its source's). The caller strikes
+// it where its op is recorded.
 func (r *run) docFault(k faults.Kind, j target.Job) *faults.Fault {
 	di, ok := r.byJob[j.ID]
 	if r.quiet || !ok || j.Kind != KindDoc {
@@ -525,14 +584,19 @@ func (r *run) finish() (*Result, error) {
 	})
 	res := &Result{Seed: r.seed, Config: r.cfg, Target: fmt.Sprintf("%s %s on %s", r.q.Name(), r.q.Version(), r.q.Backend()),
 		Hash: r.hash.sum(), Lines: len(r.ops), Violations: rep.Violations, Exposures: rep.Exposures, Swarm: r.swarm,
-		Drained: true, End: r.now(), Jobs: len(snap.Jobs), Effects: len(snap.Effects), Counts: r.counts}
+		Drained: true, End: r.now(), Jobs: len(snap.Jobs), Effects: len(snap.Effects), Counts: r.counts, Policy: r.pol}
 	for _, f := range r.plan {
 		if f.consumed {
 			res.Realized.Faults = append(res.Realized.Faults, f.Fault)
 		}
 	}
 	if r.cfg.KeepTrace {
-		res.Trace, res.Ops = r.trace, r.ops
+		res.Trace, res.Ops, res.Strikes = r.trace, r.ops, r.strikes
+		for _, w := range r.work {
+			w.died(r.now(), false)
+		}
+		res.Incarnations = r.lives
+		slices.SortStableFunc(res.Incarnations, func(a, b Incarnation) int { return cmp.Compare(a.From, b.From) })
 	}
 	return res, nil
 }

@@ -12,11 +12,15 @@ import (
 // swarmFaults draws a seed's faults: each kind on or off (swarm testing:
 // a seed that leaves most kinds out reaches the paths the others would
 // mask), then a few faults of each kind that is on, aimed where they
-// matter (pauses and slow work past the stuck horizon make zombies).
+// matter (pauses and slow work past the stuck horizon or a lease make
+// zombies).
 func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.Fault, string) {
 	var out []faults.Fault
 	var on []string
-	past := func() target.Time { return pol.RescueAfter + target.Time(1+s.IntN(10))*target.Second }
+	// Past the horizon at which a held job is taken back: the rescuer's,
+	// or a lease's.
+	horizon := max(pol.RescueAfter, pol.Lease)
+	past := func() target.Time { return horizon + target.Time(1+s.IntN(10))*target.Second }
 	doc := func() int32 { return int32(1 + s.IntN(cfg.Docs)) }
 	for _, k := range FaultKinds() {
 		if s.IntN(2) == 0 {

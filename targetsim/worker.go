@@ -39,6 +39,8 @@ type worker struct {
 	report   target.Report
 	crossed  [boundaryCount]int
 	lat      *scheduler.Stream // its poll jitter
+	slowed   *faults.Fault     // the slow fault drawing out the work in hand
+	life     int               // its incarnation's index in run.lives
 }
 
 func (w *worker) incarnate() {
@@ -47,6 +49,16 @@ func (w *worker) incarnate() {
 		w.name += "." + strconv.Itoa(w.inc)
 	}
 	w.conn = w.r.q.Conn(w.name)
+	w.life = len(w.r.lives)
+	w.r.lives = append(w.r.lives, Incarnation{Name: w.name, From: w.r.now(), To: -1})
+}
+
+// died ends the incarnation's life at t (crashed: by a crash; else the
+// run ended), once.
+func (w *worker) died(t target.Time, crashed bool) {
+	if l := &w.r.lives[w.life]; l.To < 0 {
+		l.To, l.Crashed = t, crashed
+	}
 }
 
 // after schedules the worker's next step d from now.
@@ -90,6 +102,7 @@ func (w *worker) cross(b boundary.Boundary, inTx bool) (alive bool, delay target
 	if f.Kind == faults.Crash {
 		w.r.counts.Crashes++
 		w.r.record(target.Op{Kind: target.OpCrash, Actor: w.name, Job: held, Boundary: b.String()})
+		w.died(w.r.now(), true)
 		w.has = false
 		w.token++
 		w.after(restartDelay, stepRestart)
@@ -129,6 +142,7 @@ func (w *worker) poll() {
 // fault's span.
 func (w *worker) workTime() target.Time {
 	if f := w.r.docFault(faults.Slow, w.job); f != nil {
+		w.slowed = f // struck at the work it drew out
 		return f.For
 	}
 	return w.r.workTime(w.job)
@@ -138,16 +152,14 @@ func (w *worker) workTime() target.Time {
 // and snoozes) and records it.
 func (w *worker) worked() {
 	r := w.r
-	w.report = target.Report{Outcome: target.Done}
-	switch {
-	case r.docFault(faults.Transient, w.job) != nil:
-		w.report.Outcome = target.Errored
-	case r.docFault(faults.Cancel, w.job) != nil:
-		w.report.Outcome = target.Cancel
-	default:
-		if f := r.docFault(faults.Snooze, w.job); f != nil {
-			w.report = target.Report{Outcome: target.Snooze, Snooze: f.For}
-		}
+	if w.slowed != nil {
+		r.strike(*w.slowed)
+		w.slowed = nil
+	}
+	var f *faults.Fault
+	w.report, f = w.outcome()
+	if f != nil {
+		r.strike(*f)
 	}
 	r.record(target.Op{Kind: target.OpWork, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt, Outcome: w.report.Outcome,
 		At: w.report.Snooze})
@@ -156,6 +168,23 @@ func (w *worker) worked() {
 		return
 	}
 	w.after(d+ms, stepHandle)
+}
+
+// outcome is how the plan ends the work in hand (a handler error, a
+// cancel or a snooze: the first that strikes), and the fault that ends
+// it (nil: the work is done).
+func (w *worker) outcome() (target.Report, *faults.Fault) {
+	r := w.r
+	if f := r.docFault(faults.Transient, w.job); f != nil {
+		return target.Report{Outcome: target.Errored}, f
+	}
+	if f := r.docFault(faults.Cancel, w.job); f != nil {
+		return target.Report{Outcome: target.Cancel}, f
+	}
+	if f := r.docFault(faults.Snooze, w.job); f != nil {
+		return target.Report{Outcome: target.Snooze, Snooze: f.For}, f
+	}
+	return target.Report{Outcome: target.Done}, nil
 }
 
 // reportStep is the executor's report of the result.

@@ -34,6 +34,13 @@ type data struct {
 	Involved   [][]int32   `json:"involved"` // per violation group: sim's critical path
 	Selected   int         `json:"selected"` // the violation shown first (-1: none)
 	End        int64       `json:"end"`      // the run's end
+	// A target run's: each text is its whole trace line (traceWhole),
+	// the marks its legend explains, and the plan's faults noted on the
+	// events that show them (NoteAt[k] is the event of Notes[k]).
+	Clock  string   `json:"clock,omitempty"`
+	Legend []string `json:"legend,omitempty"`
+	NoteAt []int32  `json:"noteAt,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 // lane is one row: an actor (a worker incarnation, the relay...) or a
@@ -79,8 +86,8 @@ func build(res *sim.Result, invariant string) (*data, error) {
 	if len(res.History) == 0 {
 		return nil, fmt.Errorf("seed %d: the run has no history (run it with Config.KeepTrace)", res.Seed)
 	}
-	b := &builder{res: res, d: &data{Kinds: kindNames(), Glyphs: glyphNames[:], SpanKinds: spanNames[:], LineKinds: lineNames[:], Strs: []string{""}, Selected: -1},
-		strs: map[string]int64{"": 0}, lanes: map[string]int{}}
+	b := &builder{res: res, d: newData(kindNames()), lanes: map[string]int{}}
+	b.strTable = newStrTable(b.d)
 	b.d.End = micros(max(res.End, res.History[len(res.History)-1].At))
 	b.makeLanes()
 	for i := range res.History {
@@ -93,6 +100,11 @@ func build(res *sim.Result, invariant string) (*data, error) {
 	b.violations(invariant)
 	b.d.noNulls()
 	return b.d, nil
+}
+
+// newData is empty data whose events are of the kinds named.
+func newData(kinds []string) *data {
+	return &data{Kinds: kinds, Glyphs: glyphNames[:], SpanKinds: spanNames[:], LineKinds: lineNames[:], Strs: []string{""}, Selected: -1}
 }
 
 // noNulls makes every empty list an empty array: the script reads their
@@ -139,9 +151,9 @@ func kindNames() []string {
 }
 
 type builder struct {
-	res   *sim.Result
-	d     *data
-	strs  map[string]int64
+	res *sim.Result
+	d   *data
+	strTable
 	lanes map[string]int // lane name → index
 	open  map[model.JobID]int
 	pause map[string]int        // lane name → open pause span
@@ -151,13 +163,21 @@ type builder struct {
 	brk   int                   // open breaker span, -1: none
 }
 
-func (b *builder) str(s string) int64 {
-	if i, ok := b.strs[s]; ok {
+// strTable numbers the strings of data.Strs (tenants, keys), each once.
+type strTable struct {
+	strs map[string]int64
+	list *[]string
+}
+
+func newStrTable(d *data) strTable { return strTable{strs: map[string]int64{"": 0}, list: &d.Strs} }
+
+func (t strTable) str(s string) int64 {
+	if i, ok := t.strs[s]; ok {
 		return i
 	}
-	i := int64(len(b.d.Strs))
-	b.d.Strs = append(b.d.Strs, s)
-	b.strs[s] = i
+	i := int64(len(*t.list))
+	*t.list = append(*t.list, s)
+	t.strs[s] = i
 	return i
 }
 
@@ -278,31 +298,39 @@ func (b *builder) rateLimits() {
 // critical path of each invariant (sim.TimelineIndices), the same events
 // the CLI and the reports print.
 func (b *builder) violations(invariant string) {
+	b.d.addViolations(b.res.Violations, len(b.res.History), func(inv string) []int { return sim.TimelineIndices(b.res, inv) }, invariant)
+}
+
+// addViolations lists vs, each with the events it names (Seq s is event
+// s-1 of a history of n events), and per invariant the events path
+// gives; the violation shown first is the first of invariant ("": the
+// first one).
+func (d *data) addViolations(vs []invariants.Violation, n int, path func(inv string) []int, invariant string) {
 	groups := map[string]int{}
-	for _, v := range b.res.Violations {
+	for _, v := range vs {
 		g, ok := groups[v.Invariant]
 		if !ok {
-			g = len(b.d.Involved)
+			g = len(d.Involved)
 			groups[v.Invariant] = g
 			var idx []int32
-			for _, k := range sim.TimelineIndices(b.res, v.Invariant) {
+			for _, k := range path(v.Invariant) {
 				idx = append(idx, int32(k))
 			}
-			b.d.Involved = append(b.d.Involved, idx)
+			d.Involved = append(d.Involved, idx)
 		}
 		var evs []int32
 		for _, seq := range v.Events {
-			if seq >= 1 && seq <= uint64(len(b.res.History)) {
+			if seq >= 1 && seq <= uint64(n) {
 				evs = append(evs, int32(seq-1))
 			}
 		}
-		if b.d.Selected < 0 && (invariant == "" || v.Invariant == invariant) {
-			b.d.Selected = len(b.d.Violations)
+		if d.Selected < 0 && (invariant == "" || v.Invariant == invariant) {
+			d.Selected = len(d.Violations)
 		}
-		b.d.Violations = append(b.d.Violations, violation{Invariant: v.Invariant, Text: v.String(), Job: int64(v.Job), Events: evs, Group: g})
+		d.Violations = append(d.Violations, violation{Invariant: v.Invariant, Text: v.String(), Job: int64(v.Job), Events: evs, Group: g})
 	}
-	if b.d.Selected < 0 && len(b.d.Violations) > 0 {
-		b.d.Selected = 0
+	if d.Selected < 0 && len(d.Violations) > 0 {
+		d.Selected = 0
 	}
 }
 

@@ -40,9 +40,29 @@
 // byte; a search box keeps the events of a job (j3), event id (e7), kind,
 // tenant, lane or key; ←/→ step through the selected job's events.
 //
+// # Target runs
+//
+// A target run ([Run.Target], a targetsim.Result kept with its trace) is
+// one more source of the same data, drawn by the same script
+// (target.go): a lane per actor (the client, each worker incarnation as
+// targetsim.Result.Incarnations has it, the rescuer, the scheduler, the
+// operator), a mark per op shaped by the call and the queue's answer
+// (an effect written or deduplicated, a completion refused, a report
+// left, a job read as stuck, a rescue, a timeout), an attempt's bar
+// from its fetch to the report or crash that lets it go (labelled j3
+// a1, dotted past the policy's RescueAfter), pauses as hatched spans,
+// the links of one handler transaction and of a rescue, and each fault
+// of the plan noted (a purple dot, its text in the tooltip) on the op it
+// struck (targetsim.Result.Strikes). Each event's text is the op's whole
+// trace line; the page shows it with the event's number after its time,
+// the number the violations name; ops of one lane at one instant (a
+// target's times are milliseconds) are drawn side by side. "Only the
+// jobs involved" keeps the ops of the violation's jobs up to the last op
+// it names.
+//
 // # Why a hand-written script
 //
-// The page's script (timeline.js, about 930 lines, embedded with
+// The page's script (timeline.js, about 960 lines, embedded with
 // go:embed) is written for this data and draws on a canvas with no
 // library. A general timeline library (vis-timeline, d3 and its axis and
 // zoom modules) would add 100–500 KB to every page and a build step
@@ -74,7 +94,8 @@
 // # Use
 //
 // [Page.Write] writes a whole file with one tab per [Run] (`durasim
-// replay -html FILE`, `durasim run -html FILE` and `-html-dir DIR`);
+// replay -html FILE`, `durasim run -html FILE` and `-html-dir DIR`, of
+// the model or of `-target river`);
 // [Fragment], [Style] and [Script] embed timelines in another page (the
 // report site). internal/browser's tests load the pages in headless
 // Chromium.

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/sim"
+	"github.com/durasim/durasim/targetsim"
 )
 
 //go:embed timeline.js
@@ -20,10 +23,13 @@ var style string
 
 // Run is one history a timeline draws.
 type Run struct {
-	Label     string      // the tab's name ("shrunk counterexample", "whole run")
-	Result    *sim.Result // run with Config.KeepTrace
-	Invariant string      // the violation shown first: the first of this invariant ("": the first one)
-	Command   string      // the command that reproduces the run ("": none shown)
+	Label  string      // the tab's name ("shrunk counterexample", "whole run")
+	Result *sim.Result // a model run with Config.KeepTrace
+	// Target is, instead of Result, a target run (targetsim, with
+	// Config.KeepTrace): the same timeline drawn from its ops.
+	Target    *targetsim.Result
+	Invariant string // the violation shown first: the first of this invariant ("": the first one)
+	Command   string // the command that reproduces the run ("": none shown)
 	// Shrunk says the run is a failing run shrunk (sim.Shrink): its
 	// jobs, events and workers are numbered anew, so the timeline says
 	// that its ids are not the original run's.
@@ -83,6 +89,38 @@ func (p Page) Write(w io.Writer) error {
 	return err
 }
 
+// events is how many events the run's history has.
+func (r Run) events() int {
+	if r.Target != nil {
+		return len(r.Target.Ops)
+	}
+	return len(r.Result.History)
+}
+
+// build is the script's data for the run, in language l.
+func (r Run) build(l Lang) (*data, error) {
+	var d *data
+	var err error
+	var vs []invariants.Violation
+	switch {
+	case r.Target != nil && r.Result != nil:
+		return nil, fmt.Errorf("a timeline run has both a model and a target result")
+	case r.Target != nil:
+		d, err = buildTarget(r.Target, r.Invariant)
+		vs = r.Target.Violations
+	case r.Result != nil:
+		d, err = build(r.Result, r.Invariant)
+		vs = r.Result.Violations
+	default:
+		return nil, fmt.Errorf("no run")
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.localize(l, vs)
+	return d, nil
+}
+
 // hasShrunk reports whether a run of the page is a shrunk one beside
 // another run.
 func (p Page) hasShrunk() bool {
@@ -99,7 +137,7 @@ func (p Page) tabs(b *strings.Builder) {
 	b.WriteString("<nav class=\"dtl-tabs\" role=\"tablist\">")
 	for i, r := range p.Runs {
 		fmt.Fprintf(b, "<button type=\"button\" role=\"tab\" aria-controls=\"dtl%d-panel\" aria-selected=\"%t\">%s · %s</button>",
-			i, i == 0, html.EscapeString(r.Label), p.Lang.t(strconv.Itoa(len(r.Result.History))+" eventos", strconv.Itoa(len(r.Result.History))+" events"))
+			i, i == 0, html.EscapeString(r.Label), p.Lang.t(strconv.Itoa(r.events())+" eventos", strconv.Itoa(r.events())+" events"))
 	}
 	b.WriteString("</nav>\n")
 }
@@ -114,32 +152,43 @@ func Script() string { return script }
 // Fragment renders one run's timeline as a <div> to embed in a page that
 // also carries [Style] and [Script]; id must be unique in the page.
 func Fragment(r Run, id string, l Lang) (string, error) {
-	if r.Result == nil {
-		return "", fmt.Errorf("timeline %s: no run", id)
-	}
-	d, err := build(r.Result, r.Invariant)
+	d, err := r.build(l)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("timeline %s: %v", id, err)
 	}
-	d.localize(l, r.Result.Violations)
 	js, err := encode(d, l)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<div class=\"dtl\" id=\"%s\">\n", html.EscapeString(id))
-	writeMeta(&b, r, l)
+	if r.Target != nil {
+		writeTargetMeta(&b, r, l)
+	} else {
+		writeMeta(&b, r, l)
+	}
 	writeViolation(&b, d, l, r.Shrunk)
 	writeControls(&b, d, l)
 	b.WriteString("<div class=\"dtl-legend\"></div>\n")
-	fmt.Fprintf(&b, "<p class=\"dtl-key\">%s</p>\n", l.t(
-		"Numa barra de lease, <b>j3 f2 a1</b> é o job j3 com o fence 2, na tentativa 1. Uma raia <b>w0.1</b> é a incarnação 1 do worker w0: a que recomeça depois da primeira queda (w0 é a incarnação 0). <b>✕</b> depois do nome de uma raia, ou no fim dela: essa incarnação terminou numa queda.",
-		"On a lease bar, <b>j3 f2 a1</b> is job j3 under fence 2, on attempt 1. A lane <b>w0.1</b> is worker w0's incarnation 1: the one that starts again after its first crash (w0 is incarnation 0). <b>✕</b> after a lane's name, or at its end: that incarnation ended in a crash."))
+	fmt.Fprintf(&b, "<p class=\"dtl-key\">%s</p>\n", key(l, r.Target != nil))
 	fmt.Fprintf(&b, "<div class=\"dtl-view\" tabindex=\"0\"><canvas class=\"dtl-axis\" aria-hidden=\"true\"></canvas><div class=\"dtl-body\"><div class=\"dtl-labels\"></div><canvas class=\"dtl-canvas\" role=\"img\" aria-label=\"%s\"></canvas></div><div class=\"dtl-tip\" hidden></div></div>\n",
 		l.t(fmt.Sprintf("linha do tempo: %d eventos em %d raias", len(d.Text), len(d.Lanes)), fmt.Sprintf("timeline: %d events on %d lanes", len(d.Text), len(d.Lanes))))
 	fmt.Fprintf(&b, "<p class=\"dtl-detail\" aria-live=\"polite\">%s</p>\n", html.EscapeString(l.ui()["hint"]))
 	fmt.Fprintf(&b, "<script type=\"application/json\" class=\"dtl-data\">%s</script>\n</div>\n", js)
 	return b.String(), nil
+}
+
+// key is the line under the legend: what a bar's label, an
+// incarnation's suffix and a crash's cross mean.
+func key(l Lang, target bool) string {
+	lanes := l.t(" Uma raia <b>w0.1</b> é a incarnação 1 do worker w0: a que recomeça depois da primeira queda (w0 é a incarnação 0). <b>✕</b> depois do nome de uma raia, ou no fim dela: essa incarnação terminou numa queda.",
+		" A lane <b>w0.1</b> is worker w0's incarnation 1: the one that starts again after its first crash (w0 is incarnation 0). <b>✕</b> after a lane's name, or at its end: that incarnation ended in a crash.")
+	if target {
+		return l.t("Uma barra vai do fetch de um job até o report (ou a queda) do worker que o tinha; <b>j3 a1</b> é o job j3 na tentativa 1, e a barra fica pontilhada depois do RescueAfter da política, quando o rescuer pode dá-lo como preso. Um ponto roxo sobre uma marca: uma falha do plano agiu ali (o texto dela no tooltip).",
+			"A bar runs from a job's fetch to the report (or the crash) of the worker that held it; <b>j3 a1</b> is job j3 on attempt 1, and the bar turns dotted past the policy's RescueAfter, when the rescuer may read it as stuck. A purple dot over a mark: a fault of the plan took effect there (its text in the tooltip).") + lanes
+	}
+	return l.t("Numa barra de lease, <b>j3 f2 a1</b> é o job j3 com o fence 2, na tentativa 1.",
+		"On a lease bar, <b>j3 f2 a1</b> is job j3 under fence 2, on attempt 1.") + lanes
 }
 
 // encode is the data as JSON that is safe inside a <script> element:
@@ -148,7 +197,7 @@ func encode(d *data, l Lang) ([]byte, error) {
 	return json.Marshal(struct {
 		*data
 		UI map[string]string `json:"ui"`
-	}{d, l.ui()})
+	}{d, l.uiFor(d)})
 }
 
 // writeMeta is the run's header: seed, design, size, swarm, plan, command.
@@ -161,21 +210,46 @@ func writeMeta(b *strings.Builder, r Run, l Lang) {
 		count(l, int(c.Workers), "worker", "workers", "worker", "workers"),
 		count(l, int(c.Tenants), "tenant", "tenants", "tenant", "tenants"),
 		count(l, len(res.History), "evento", "eventos", "event", "events"), res.HashHex())
-	if res.Swarm != "" {
-		fmt.Fprintf(b, "<p class=\"dtl-swarm\"><code>%s</code></p>", html.EscapeString(res.Swarm))
+	writePlan(b, res.Swarm, res.Realized, r.Command, l)
+}
+
+// writePlan ends a run's header: its swarm, the faults that took effect
+// and the command that reproduces it.
+func writePlan(b *strings.Builder, swarm string, realized faults.Plan, command string, l Lang) {
+	if swarm != "" {
+		fmt.Fprintf(b, "<p class=\"dtl-swarm\"><code>%s</code></p>", html.EscapeString(swarm))
 	}
-	plan := strings.TrimSpace(res.Realized.String())
+	plan := strings.TrimSpace(realized.String())
 	if plan == "" {
 		fmt.Fprintf(b, "<p class=\"dtl-plan\">%s</p>", l.t("nenhuma falha teve efeito", "no fault took effect"))
 	} else {
 		fmt.Fprintf(b, "<details class=\"dtl-plan\"><summary>%s</summary><pre>%s</pre></details>",
-			l.t(fmt.Sprintf("plano: %d falha(s) tiveram efeito", res.Realized.Len()), fmt.Sprintf("plan: %d fault(s) took effect", res.Realized.Len())),
+			l.t(fmt.Sprintf("plano: %d falha(s) tiveram efeito", realized.Len()), fmt.Sprintf("plan: %d fault(s) took effect", realized.Len())),
 			html.EscapeString(plan))
 	}
-	if r.Command != "" {
-		fmt.Fprintf(b, "<p class=\"dtl-cmd\"><code>%s</code></p>", html.EscapeString(r.Command))
+	if command != "" {
+		fmt.Fprintf(b, "<p class=\"dtl-cmd\"><code>%s</code></p>", html.EscapeString(command))
 	}
 	b.WriteString("</div>\n")
+}
+
+// writeTargetMeta is a target run's header: seed, design, queue, size,
+// swarm, plan, command.
+func writeTargetMeta(b *strings.Builder, r Run, l Lang) {
+	res, c := r.Target, r.Target.Config
+	docs := c.Docs
+	if c.Only != nil {
+		docs = len(c.Only)
+	}
+	b.WriteString("<div class=\"dtl-meta\">")
+	fmt.Fprintf(b, "<p class=\"dtl-run\">%s %d · %s <code>%s</code> · %s <code>%s</code> · %s · %s · %s · %s · hash <code>%s</code></p>",
+		l.t("semente", "seed"), res.Seed, l.t("handler", "handler"), html.EscapeString(c.Design.String()),
+		l.t("fila", "queue"), html.EscapeString(res.Target),
+		count(l, docs, "documento", "documentos", "document", "documents"),
+		count(l, c.Workers, "worker", "workers", "worker", "workers"),
+		count(l, c.Tenants, "tenant", "tenants", "tenant", "tenants"),
+		count(l, len(res.Ops), "evento", "eventos", "event", "events"), res.HashHex())
+	writePlan(b, res.Swarm, res.Realized, r.Command, l)
 }
 
 func count(l Lang, n int, ptOne, ptMany, enOne, enMany string) string {

@@ -1,6 +1,9 @@
 package timeline
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+)
 
 // Lang is the language of a timeline's controls and captions: "en" or
 // "pt-BR" (the trace lines themselves are the same in both).
@@ -59,4 +62,38 @@ func (l Lang) ui() map[string]string {
 		"429":       l.t("rajada 429", "429 burst"),
 		"named":     l.t("citado pela violação", "named by the violation"),
 	}
+}
+
+// targetUI is what a target run's marks mean where it differs from the
+// model's (the same shapes, another system's calls), and what the
+// target's own marks say.
+func (l Lang) targetUI() map[string]string {
+	return map[string]string{
+		"lease":    l.t("fetch (barra até o report ou a queda)", "fetch (bar until the report or the crash)"),
+		"apply":    l.t("efeito gravado", "effect written"),
+		"skip":     l.t("efeito ou insert deduplicado", "effect or insert deduplicated"),
+		"commit":   l.t("commit da transação", "transaction commit"),
+		"ack":      l.t("concluído", "completed"),
+		"retry":    l.t("retryable (volta mais tarde)", "retryable (runs again later)"),
+		"dead":     l.t("descartado", "discarded"),
+		"cancel":   l.t("cancelado", "cancelled"),
+		"reject":   l.t("recusado ou rollback", "refused or rolled back"),
+		"fail":     l.t("erro do handler", "handler error"),
+		"delay":    l.t("snooze (agendado)", "snooze (scheduled)"),
+		"expired":  l.t("lido como preso pelo rescuer", "read as stuck by the rescuer"),
+		"deadline": l.t("timeout do job (contexto cancelado)", "job timeout (context cancelled)"),
+		"operator": l.t("resgate ou retry do operador", "rescue or operator retry"),
+		"fault":    l.t("falha do plano", "fault of the plan"),
+		"linksOff": l.t("aproxime para ver as ligações de cada transação", "zoom in to see each transaction's links"),
+	}
+}
+
+// uiFor is the script's text for data d: a target run's marks say what
+// they mean there.
+func (l Lang) uiFor(d *data) map[string]string {
+	ui := l.ui()
+	if d.Clock == traceWhole {
+		maps.Copy(ui, l.targetUI())
+	}
+	return ui
 }

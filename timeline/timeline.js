@@ -3,7 +3,7 @@
 // durasim, no library: see the doc of Go package timeline.
 (function () {
   "use strict";
-  var LANE_H = 22, AXIS_H = 46, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4;
+  var LANE_H = 22, AXIS_H = 46, LABEL_W = 96, EV = 10, BAR = 9, SPAN = 5, LINE = 4, SAME_STEP = 9, SAME_MAX = 5;
   var RED = "#c62828", PURPLE = "#7b1fa2";
   var all = [];
   window.durasimTimelines = all;
@@ -67,6 +67,8 @@
     dlq: function (g, x, y) { g.fillStyle = "#333"; g.fillRect(x - 4.5, y - 3, 9, 6); g.strokeStyle = "#fff"; g.lineWidth = 1; g.beginPath(); g.moveTo(x - 4.5, y - 3); g.lineTo(x, y + 0.5); g.lineTo(x + 4.5, y - 3); g.stroke(); },
     operator: function (g, x, y) { poly(g, [x, y - 5, x + 5, y, x, y + 5, x - 5, y], "#00897b", "#004d40"); }
   };
+  // noteDot marks where a fault of the plan took effect.
+  function noteDot(g, x, y) { circle(g, x, y, 2.5, PURPLE, "#fff"); }
   function circle(g, x, y, r, fill, stroke) {
     g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI);
     if (fill) { g.fillStyle = fill; g.fill(); }
@@ -132,16 +134,39 @@
     for (var l = 0; l < d.lanes.length; l++) this.byLane.push(new Int32Array(counts[l]));
     var fill = new Int32Array(d.lanes.length);
     for (i = 0; i < n; i++) this.byLane[lane[i]][fill[lane[i]]++] = i;
+    // A target's ops carry milliseconds: a handler's effect, completion
+    // and commit often share one instant on one lane. Each op after the
+    // first of an instant is drawn a step to the right of it (at most
+    // SAME_MAX steps), so that every mark can be seen, hovered and clicked.
+    this.off = new Float64Array(n);
+    if (d.clock === "whole") {
+      for (l = 0; l < d.lanes.length; l++) {
+        var li = this.byLane[l], run = 0;
+        for (var q = 1; q < li.length; q++) {
+          run = at[li[q]] === at[li[q - 1]] ? Math.min(run + 1, SAME_MAX) : 0;
+          this.off[li[q]] = run * SAME_STEP;
+        }
+      }
+    }
     this.workerLanes = [];
     for (l = 0; l < d.lanes.length; l++) if (d.lanes[l].role === "w") this.workerLanes.push(l);
     this.glyphName = d.glyphs;
+    this.notes = {};
+    var noteAt = d.noteAt || [], notes = d.notes || [];
+    for (i = 0; i < noteAt.length; i++) this.notes[noteAt[i]] = this.notes[noteAt[i]] ? this.notes[noteAt[i]] + "; " + notes[i] : notes[i];
     this.named = {};
     this.colors = {};
     this.fills = {};
   };
 
+  // line is event i's trace line with its number after its time (a
+  // target's lines carry their own time: "t=1.503s #24 w0 effect …"),
+  // and the fault of the plan that took effect there, if one did.
   Timeline.prototype.line = function (i) {
-    return "t=" + millis(this.at[i]) + "ms #" + (i + 1) + " " + this.d.text[i];
+    var t = this.d.text[i], s;
+    if (this.d.clock === "whole") { var sp = t.indexOf(" "); s = t.slice(0, sp) + " #" + (i + 1) + t.slice(sp); }
+    else s = "t=" + millis(this.at[i]) + "ms #" + (i + 1) + " " + t;
+    return this.notes[i] ? s + "\n" + this.ui.fault + ": " + this.notes[i] : s;
   };
 
   Timeline.prototype.makeLabels = function () {
@@ -159,7 +184,7 @@
 
   Timeline.prototype.makeLegend = function () {
     var box = this.el.legend, ui = this.ui;
-    var items = ["lease", "commit", "publish", "deliver", "apply", "skip", "ack", "retry", "dead", "reject", "crash", "pause", "duplicate", "delay", "reorder", "ambiguous", "deadline", "429", "named"];
+    var items = this.d.legend || ["lease", "commit", "publish", "deliver", "apply", "skip", "ack", "retry", "dead", "reject", "crash", "pause", "duplicate", "delay", "reorder", "ambiguous", "deadline", "429", "named"];
     for (var k = 0; k < items.length; k++) {
       var name = items[k], span = document.createElement("span"), c = document.createElement("canvas");
       c.width = 32; c.height = 32; c.style.width = "16px"; c.style.height = "16px";
@@ -167,6 +192,7 @@
       g.scale(2, 2);
       if (name === "429") { g.fillStyle = "rgba(229,57,53,0.18)"; g.fillRect(0, 0, 16, 16); g.fillStyle = RED; g.font = "bold 8px sans-serif"; g.fillText("429", 1, 11); }
       else if (name === "named") { circle(g, 8, 8, 6, null, RED); }
+      else if (name === "fault") { noteDot(g, 8, 8); }
       else if (name === "pause") { g.fillStyle = this.hatch(g); g.fillRect(0, 3, 16, 10); }
       else paint[name](g, 8, 8, jobColor(3));
       span.appendChild(c);
@@ -235,7 +261,8 @@
   };
   Timeline.prototype.X = function (t) { return (this.U(t) - this.u0) / (this.u1 - this.u0) * this.W; };
   // xOf is event i's x, from its precomputed place on the axis.
-  Timeline.prototype.xOf = function (i) { return (this.u[i] - this.u0) / (this.u1 - this.u0) * this.W; };
+  // (plus its step to the right among the ops of one instant).
+  Timeline.prototype.xOf = function (i) { return (this.u[i] - this.u0) / (this.u1 - this.u0) * this.W + this.off[i]; };
 
   Timeline.prototype.fit = function () {
     var a = this.U(this.t0), b = this.U(this.tEnd), m = Math.max((b - a) * 0.02, 500);
@@ -392,10 +419,10 @@
     var l = Math.floor(y / LANE_H);
     if (l < 0 || l >= this.d.lanes.length) return -1;
     var idx = this.byLane[l], best = -1, bestD = 7;
-    var lo = this.firstAt(idx, this.T(this.u0 + (x - 8) / this.W * (this.u1 - this.u0)));
+    var lo = this.firstAt(idx, this.T(this.u0 + (x - 8 - SAME_MAX * SAME_STEP) / this.W * (this.u1 - this.u0)));
     for (var k = lo; k < idx.length; k++) {
       var i = idx[k], px = this.xOf(i);
-      if (px > x + 8) break;
+      if (px - this.off[i] > x + 8) break;
       if (!this.vis[i]) continue;
       var dd = Math.abs(px - x);
       if (dd <= bestD) { best = i; bestD = dd; }
@@ -636,7 +663,7 @@
       if (!this.vis[b[k + 8]]) continue;
       var lane = b[k], x0 = this.X(b[k + 4]), x1 = this.X(b[k + 6]);
       var lo = Math.max(x0, 0) + 4, hi = Math.min(x1, this.W) - 3;
-      var label = "j" + b[k + 1] + " f" + b[k + 2] + " a" + b[k + 3], need = g.measureText(label).width + 4;
+      var label = "j" + b[k + 1] + (b[k + 2] >= 0 ? " f" + b[k + 2] : "") + " a" + b[k + 3], need = g.measureText(label).width + 4;
       if (hi - lo < need) continue;
       var at = this.gapIn(lane, b[k + 4], b[k + 6], lo, hi, need);
       if (at < 0) continue;
@@ -656,7 +683,7 @@
       var x = this.xOf(i), half = named[i] ? RING : HALF[this.glyphName[this.gl[i]]] || 6;
       if (x + half <= start) continue;
       if (x - half - start >= need) return start;
-      start = x + half;
+      start = Math.max(start, x + half);
       if (start > hi) return -1;
     }
     return hi - start >= need ? start : -1;
@@ -720,6 +747,7 @@
       var x = this.xOf(i), gi = this.gl[i];
       if (x - last[gi] < 1) continue; // the same shape within a pixel
       paint[this.glyphName[gi]](g, x, y, this.color(this.job[i]));
+      if (this.notes[i]) noteDot(g, x, y - 7);
       last[gi] = x;
       n++;
       if (this.rec) { var hw = HALF[this.glyphName[gi]] || 6; this.rec.marks.push({ x: x - hw, y: y - 7, w: 2 * hw, h: 14, what: "#" + (i + 1) }); }

@@ -8,7 +8,12 @@
 // nondeterministic ([ErrNondeterministic]); the same call inside an
 // [Activity] is recorded once and replays cleanly.
 //
+// A worker that picks an execution up runs one workflow task ([Advance]):
+// it replays the recorded history and executes the next activity, so an
+// execution moves on one task at a time, by whichever worker holds it.
+//
 // It is apart from package model, whose pipeline it shares nothing with;
-// the llm-in-replay scenario runs it. Like the simulated core it reads no
+// the llm-in-replay scenario runs it, and so does the swarm, for a share of
+// the documents (sim/workflow.go). Like the simulated core it reads no
 // clock and starts no goroutine (internal/detcheck scans it).
 package workflow

@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -107,42 +108,59 @@ func commandText(c HistoryEvent) string {
 }
 
 // WorkflowContext is what workflow code sees: the way to schedule
-// activities. It runs in one of two modes, a first execution that records
-// the history or a replay that checks against it.
+// activities. Every command is first matched against the recorded history
+// (a replay); past its end, a live context executes and records new
+// commands (RunWorkflow, Advance), while a replay-only one rejects them
+// (ReplayWorkflow).
 type WorkflowContext struct {
-	wf       *Workflow
-	history  []HistoryEvent
-	replay   bool
-	next     int // replay: index of the next recorded event to match
+	wf      *Workflow
+	history []HistoryEvent
+	next    int  // index of the next recorded event to match
+	live    bool // past the history, commands are executed rather than rejected
+	// budget is how many activities a live context may still execute
+	// before it suspends the code (Advance: a workflow task runs up to
+	// its next activity); negative: no limit.
+	budget   int
 	Executed int // activities actually executed (a replay executes none)
 }
 
 // nondeterminism unwinds the workflow function at the first mismatch.
 type nondeterminism struct{ err *NondeterminismError }
 
+// suspended unwinds the workflow function at a command its live context
+// has no budget left to execute.
+type suspended struct{}
+
 // ExecuteActivity schedules activity name with input and returns its
-// result: executed and recorded on a first execution, read from the
-// history on replay.
+// result: read from the history while the history lasts, executed and
+// recorded past its end.
 func (c *WorkflowContext) ExecuteActivity(name, input string) string {
 	cmd := HistoryEvent{Kind: ActivityScheduled, Name: name, Input: input}
-	if c.replay {
+	if c.next < len(c.history) || !c.live {
 		c.match(cmd)
 		c.match(HistoryEvent{Kind: ActivityCompleted, Name: name})
 		return c.history[c.next-1].Result
 	}
+	if c.budget == 0 {
+		panic(suspended{})
+	}
 	act, ok := c.wf.Activities[name]
 	if !ok {
-		panic("model: workflow " + c.wf.Name + " schedules unknown activity " + name)
+		panic("workflow: workflow " + c.wf.Name + " schedules unknown activity " + name)
 	}
 	c.record(cmd)
 	c.Executed++
+	c.budget--
 	c.record(HistoryEvent{Kind: ActivityCompleted, Name: name, Result: act(input)})
 	return c.history[len(c.history)-1].Result
 }
 
+// record appends e to the history; a live context has matched every
+// recorded event by then, so next follows the end.
 func (c *WorkflowContext) record(e HistoryEvent) {
 	e.ID = len(c.history) + 1
 	c.history = append(c.history, e)
+	c.next = len(c.history)
 }
 
 // match checks a generated command against the next recorded event: same
@@ -161,13 +179,48 @@ func (c *WorkflowContext) match(cmd HistoryEvent) {
 	c.next++
 }
 
+// finish ends a body that returned result: a completion still in the
+// history must match it and be the last event; past the history, a live
+// context records it.
+func (c *WorkflowContext) finish(result string) error {
+	done := HistoryEvent{Kind: WorkflowCompleted, Result: result}
+	if c.live && c.next >= len(c.history) {
+		c.record(done)
+		return nil
+	}
+	c.match(done)
+	if c.next < len(c.history) {
+		return &NondeterminismError{Event: c.history[c.next], Got: done}
+	}
+	return nil
+}
+
+// run runs the body on the context's history and reports how it ended:
+// finished (nil), suspended, or a *NondeterminismError.
+func (c *WorkflowContext) run() (isSuspended bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			switch p := p.(type) {
+			case nondeterminism:
+				err = p.err
+			case suspended:
+				isSuspended = true
+			default:
+				panic(p)
+			}
+		}
+	}()
+	return false, c.finish(c.wf.Body(c, c.history[0].Input))
+}
+
 // RunWorkflow executes wf on input for the first time and returns its
 // event history. ctx reports how many activities were executed.
 func RunWorkflow(wf Workflow, input string) (h []HistoryEvent, ctx *WorkflowContext) {
-	ctx = &WorkflowContext{wf: &wf}
+	ctx = &WorkflowContext{wf: &wf, live: true, budget: -1}
 	ctx.record(HistoryEvent{Kind: WorkflowStarted, Input: input})
-	result := wf.Body(ctx, input)
-	ctx.record(HistoryEvent{Kind: WorkflowCompleted, Result: result})
+	if _, err := ctx.run(); err != nil {
+		panic(err) // a live context with no history to match cannot mismatch
+	}
 	return ctx.history, ctx
 }
 
@@ -177,25 +230,45 @@ func RunWorkflow(wf Workflow, input string) (h []HistoryEvent, ctx *WorkflowCont
 // It returns a *NondeterminismError (errors.Is ErrNondeterministic) at the
 // first mismatch, and the context (whose Executed stays 0).
 func ReplayWorkflow(wf Workflow, h []HistoryEvent) (ctx *WorkflowContext, err error) {
+	if err := checkStart(h); err != nil {
+		return nil, err
+	}
+	ctx = &WorkflowContext{wf: &wf, history: h, next: 1}
+	_, err = ctx.run()
+	return ctx, err
+}
+
+func checkStart(h []HistoryEvent) error {
 	if len(h) == 0 || h[0].Kind != WorkflowStarted {
-		return nil, errors.New("model: a workflow history starts with " + WorkflowStarted.String())
+		return errors.New("workflow: a workflow history starts with " + WorkflowStarted.String())
 	}
-	ctx = &WorkflowContext{wf: &wf, history: h, replay: true, next: 1}
-	defer func() {
-		if p := recover(); p != nil {
-			nd, ok := p.(nondeterminism)
-			if !ok {
-				panic(p)
-			}
-			err = nd.err
-		}
-	}()
-	result := wf.Body(ctx, h[0].Input)
-	ctx.match(HistoryEvent{Kind: WorkflowCompleted, Result: result})
-	if ctx.next < len(h) {
-		return ctx, &NondeterminismError{Event: h[ctx.next], Got: HistoryEvent{Kind: WorkflowCompleted, Result: result}}
+	return nil
+}
+
+// Step is what one workflow task did ([Advance]).
+type Step struct {
+	History  []HistoryEvent // the history given, with the events the task recorded appended
+	Replayed int            // recorded events the code matched
+	Executed int            // activities executed (and recorded)
+	Done     bool           // the workflow completed: History ends with its WorkflowExecutionCompleted
+}
+
+// Advance is one workflow task on a partial history, as a worker runs it
+// when it picks an execution up: it replays h (no recorded activity runs
+// again), then executes at most budget new activities, recording each,
+// and suspends the code at the next one; a body that returns is recorded
+// as completed. budget 0 replays only. h itself is not modified. A history
+// the code does not match is a *NondeterminismError.
+func Advance(wf Workflow, h []HistoryEvent, budget int) (Step, error) {
+	if err := checkStart(h); err != nil {
+		return Step{}, err
 	}
-	return ctx, nil
+	ctx := &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, live: true, budget: max(budget, 0)}
+	isSuspended, err := ctx.run()
+	if err != nil {
+		return Step{}, err
+	}
+	return Step{History: ctx.history, Replayed: len(h), Executed: ctx.Executed, Done: !isSuspended}, nil
 }
 
 // SampledLLM is a modeled LLM sampled at a temperature above zero: asked

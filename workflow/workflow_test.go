@@ -131,3 +131,77 @@ func ExampleReplayWorkflow() {
 	// 4 WorkflowExecutionCompleted result=D1
 	// nondeterministic workflow: history event 2 ActivityTaskScheduled extract-invoice(d1), replay generated ActivityTaskScheduled extract-receipt(d1)
 }
+
+// TestAdvanceTaskByTask runs seed 000's workflow one activity per
+// workflow task, as workers taking the execution over one after another
+// do: each task replays what is recorded (no activity runs again) and
+// executes one more; the history it builds is the one a single run records.
+func TestAdvanceTaskByTask(t *testing.T) {
+	llm := newLLM()
+	wf := classifyThenExtract(llm, true)
+	h := []workflow.HistoryEvent{{ID: 1, Kind: workflow.WorkflowStarted, Input: "acme:d1"}}
+	for task := 1; ; task++ {
+		if st, err := workflow.Advance(wf, h, 0); err != nil || st.Executed != 0 || len(st.History) != len(h) {
+			t.Fatalf("task %d with no budget: %d executed, %d events (had %d), %v", task, st.Executed, len(st.History), len(h), err)
+		}
+		st, err := workflow.Advance(wf, h, 1)
+		if err != nil {
+			t.Fatalf("task %d: %v", task, err)
+		}
+		if st.Replayed != len(h) {
+			t.Fatalf("task %d replayed %d events of %d", task, st.Replayed, len(h))
+		}
+		if st.Done {
+			// the last activity's task also records the completion
+			if st.Executed != 1 || len(st.History) != len(h)+3 || st.History[len(h)+2].Kind != workflow.WorkflowCompleted {
+				t.Fatalf("completing task: %d executed, history %v", st.Executed, st.History[len(h):])
+			}
+			h = st.History
+			break
+		}
+		if st.Executed != 1 || len(st.History) != len(h)+2 {
+			t.Fatalf("task %d executed %d activities, recorded %d events; want 1 and 2", task, st.Executed, len(st.History)-len(h))
+		}
+		h = st.History
+	}
+	if llm.Calls != 1 {
+		t.Fatalf("the classifier was called %d times, want 1 (replays read its answer)", llm.Calls)
+	}
+	want, _ := workflow.RunWorkflow(classifyThenExtract(newLLM(), true), "acme:d1")
+	if fmt.Sprint(h) != fmt.Sprint(want) {
+		t.Fatalf("task by task:\n%v\none run:\n%v", h, want)
+	}
+	if _, err := workflow.ReplayWorkflow(wf, h); err != nil {
+		t.Fatalf("replay of the whole history: %v", err)
+	}
+	if st, err := workflow.Advance(wf, h, 1); err != nil || !st.Done || st.Executed != 0 || len(st.History) != len(h) {
+		t.Fatalf("a task on a completed history: %+v, %v", st, err)
+	}
+}
+
+func TestAdvanceRejects(t *testing.T) {
+	wf := classifyThenExtract(newLLM(), true)
+	h, _ := workflow.RunWorkflow(wf, "acme:d1")
+	changed := append([]workflow.HistoryEvent(nil), h[:4]...)
+	changed[3].Name = "extract-other"
+	if _, err := workflow.Advance(wf, changed, 1); !errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("partial history the code does not match: got %v, want ErrNondeterministic", err)
+	}
+	longer := append(append([]workflow.HistoryEvent(nil), h...), workflow.HistoryEvent{ID: len(h) + 1, Kind: workflow.ActivityScheduled, Name: "x"})
+	if _, err := workflow.Advance(wf, longer, 1); !errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("events past the completion: got %v, want ErrNondeterministic", err)
+	}
+	if _, err := workflow.Advance(wf, nil, 1); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("empty history: got %v, want a plain error", err)
+	}
+	llm := newLLM()
+	inBody := classifyThenExtract(llm, false)
+	h2 := []workflow.HistoryEvent{{ID: 1, Kind: workflow.WorkflowStarted, Input: "acme:d1"}}
+	st, err := workflow.Advance(inBody, h2, 1)
+	if err != nil || st.Executed != 1 {
+		t.Fatalf("first task of the LLM-in-body workflow: %+v, %v", st, err)
+	}
+	if _, err := workflow.Advance(inBody, st.History, 1); !errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("takeover of the LLM-in-body workflow: got %v, want ErrNondeterministic", err)
+	}
+}

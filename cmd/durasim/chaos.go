@@ -35,6 +35,7 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.SlowWork, "slow-work", c.SlowWork, "work per stage of the slow jobs (0: 3/5 of -lease, so that they heartbeat)")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempt ceiling per job (the \".few\" jobs have 3)")
 	fs.DurationVar(&c.Freeze, "freeze", c.Freeze, "how long a freeze lasts on average, ±25% (0: three leases); above 4/3 of -lease")
+	fs.BoolVar(&c.Ordered, "ordered", c.Ordered, "workers lease FIFO, only the oldest unfinished job (the store locks the head row); the leases are checked for that order")
 	everyPath := fs.Bool("every-path", true, "fail a run whose workload missed a path through the store (false: count them only, for short runs)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err

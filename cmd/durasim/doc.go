@@ -6,7 +6,8 @@
 //	           -check-determinism, -exhaustive, or -scenario NAME|all; the
 //	           timeline of a failing seed (-html FILE) or of each (-html-dir DIR)
 //	replay     the trace of one seed, ending with "hash <hex>" (-html FILE:
-//	           also the run as an interactive timeline, package timeline)
+//	           also the run as an interactive timeline, package timeline;
+//	           with -target river too, html_target.go)
 //	shrink     a failing seed reduced to a minimal counterexample
 //	mutants    every naive variant: caught, by which invariant, seeds and time
 //	           to the first catch, shrunk size (-trials, -json, -exhaustive)

@@ -34,6 +34,7 @@ type simFlags struct {
 	probeStatus bool
 	tryCanceled bool
 	edgeVers    bool
+	wfEvery     int
 	arrivalGap  time.Duration
 	lease       time.Duration
 	heartbeat   time.Duration
@@ -74,6 +75,7 @@ func newSimFlags(name string, stderr io.Writer) *simFlags {
 	f.fs.DurationVar(&f.arrivalGap, "arrival-gap", time.Duration(d.ArrivalGap), "mean time between document arrivals")
 	f.fs.BoolVar(&f.tryCanceled, "try-cancelled", false, "the operator tries every round to bring back a cancelled job (it must be refused)")
 	f.fs.BoolVar(&f.edgeVers, "edge-versions", false, "one document in eight comes at the largest operationVersion (2147483647): it has no next version to be reprocessed at")
+	f.fs.IntVar(&f.wfEvery, "workflow-every", 0, "the job of every n-th document runs its stages as a durable workflow's activities (package workflow); 0: none")
 	f.fs.BoolVar(&f.probeStatus, "probe-status", false, "every client queries the status of its job and of another job id")
 	f.fs.BoolVar(&f.ordered, "ordered", false, "strictly ordered (FIFO) queue: only the oldest unfinished job may be leased")
 	f.fs.DurationVar(&f.lease, "lease", time.Duration(d.Model.Lease), fmt.Sprintf("lease duration, longer than -heartbeat and at most %s", time.Duration(sim.MaxLease)))
@@ -231,6 +233,7 @@ func (f *simFlags) sizes() error {
 		{"tenants", f.tenants, math.MaxInt32},
 		{"max-attempts", f.maxAttempts, math.MaxInt32},
 		{"reprocess-limit", f.reprocess, math.MaxInt32},
+		{"workflow-every", f.wfEvery, math.MaxInt32},
 	} {
 		if s.v > s.max || s.v < math.MinInt32 {
 			return usageErr("invalid -%s %d: want at most %d", s.name, s.v, s.max)

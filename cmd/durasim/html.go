@@ -106,7 +106,11 @@ func writeTimeline(name string, cfg sim.Config, res *sim.Result, sh *sim.Shrunk,
 	if res.Failed() {
 		verdict = "original run: " + res.Violations[0].String()
 	}
-	page := timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s", res.Seed, cfg.Variant), Subtitle: verdict, Runs: runs}
+	return writePage(name, timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s", res.Seed, cfg.Variant), Subtitle: verdict, Runs: runs})
+}
+
+// writePage renders a timeline page and writes it to the file name.
+func writePage(name string, page timeline.Page) error {
 	var b bytes.Buffer
 	if err := page.Write(&b); err != nil {
 		return err
@@ -211,17 +215,21 @@ func pageOf(name string, cfg sim.Config, seed uint64, first *sim.Shrunk, rp *sim
 }
 
 // checkHTML validates -html and -html-dir before a sweep of n seeds runs.
-func (s *sweepFlags) checkHTML(n int) error {
+func (s *sweepFlags) checkHTML(n int) error { return checkHTMLFlags(s.html, s.htmlDir, n) }
+
+// checkHTMLFlags validates -html and -html-dir (model or target) before
+// a sweep of n seeds runs.
+func checkHTMLFlags(html, htmlDir string, n int) error {
 	switch {
-	case s.html != "" && s.htmlDir != "":
+	case html != "" && htmlDir != "":
 		return usageErr("give -html or -html-dir, not both")
-	case s.html != "" && n != 1:
+	case html != "" && n != 1:
 		return usageErr("-html draws one seed (give -seed N); for a sweep, -html-dir DIR writes one page per failing seed")
 	}
-	if err := checkHTMLFile(s.html); err != nil {
+	if err := checkHTMLFile(html); err != nil {
 		return err
 	}
-	return makeHTMLDir(s.htmlDir)
+	return makeHTMLDir(htmlDir)
 }
 
 // replayPage writes the page of a replayed run: a failing one is shrunk

@@ -80,6 +80,7 @@ type targetFlags struct {
 	check       bool
 	parallel    int
 	shard       string
+	pages       *targetPages // html_target.go
 }
 
 func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
@@ -108,6 +109,7 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	if verb == "run" || verb == "mutants" {
 		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
 	}
+	f.pages = addTargetPageFlags(fs, verb)
 	if verb == "run" {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
@@ -190,6 +192,9 @@ func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, ta
 	if err != nil {
 		return nil, cfg, nil, nil, err
 	}
+	if f.pages != nil {
+		f.pages.system = f.target
+	}
 	q, closeQ, err := f.open()
 	if err != nil {
 		return nil, cfg, nil, nil, err
@@ -211,25 +216,34 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return replayTarget(ctx, q, cfg, seed, stdout, stderr)
+		if err := f.pages.check(1); err != nil {
+			return err
+		}
+		return replayTarget(ctx, q, cfg, seed, f, stdout, stderr)
 	case "shrink":
 		seed, err := f.oneSeed()
 		if err != nil {
 			return err
 		}
-		return shrinkTarget(ctx, q, cfg, seed, stdout)
+		return shrinkTarget(ctx, q, cfg, seed, f.target, f.backend, stdout)
 	case "mutants":
 		rng, err := f.seedList(1, 200)
 		if err != nil {
 			return err
 		}
-		return targetMutants(ctx, q, cfg, rng, f.backend, stdout)
+		return targetMutants(ctx, q, cfg, rng, f.target, f.backend, stdout)
 	}
 	seeds, err := f.seedList(1, 1)
 	if err != nil {
 		return err
 	}
+	if err := f.pages.check(int(seeds.hi - seeds.lo + 1)); err != nil {
+		return err
+	}
 	if f.check {
+		if f.pages != nil && (f.pages.html != "" || f.pages.htmlDir != "") {
+			return usageErr("-check-determinism compares traces and writes no page: drop -html and -html-dir")
+		}
 		return checkTargetDeterminism(ctx, q, cfg, seeds, stdout)
 	}
 	list, runners, closeAll, err := f.sweepRunners(ctx, q, cfg, seeds)
@@ -237,7 +251,7 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeAll()
-	return sweepTarget(ctx, q, cfg, list, runners, f, stdout, stderr)
+	return sweepTarget(ctx, q, cfg, seeds, list, runners, f, stdout, stderr)
 }
 
 // sweepRunners lists the shard's seeds and opens the queues that run them
@@ -318,7 +332,7 @@ func (f *targetFlags) seedList(lo, hi uint64) (seedRange, error) {
 // counterexample and the commands that reproduce it. SIGINT or SIGTERM
 // stops it starting seeds: it prints the summary of the seeds that ran,
 // marked interrupted, with the failure they found, and exits 130.
-func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds []uint64, runners []seedRunner[*targetsim.Result], f *targetFlags, stdout, stderr io.Writer) error {
+func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, rng seedRange, seeds []uint64, runners []seedRunner[*targetsim.Result], f *targetFlags, stdout, stderr io.Writer) error {
 	sum := targetsim.NewSummary()
 	sum.Planned = len(seeds)
 	var first *targetsim.Result
@@ -349,39 +363,34 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed
 		sum.Print(stdout)
 	}
 	if first != nil && !f.jsonOut {
-		if err := explainTargetFailure(ctx, q, cfg, first, stdout); err != nil {
+		if err := explainTargetFailure(ctx, q, cfg, first, f.target, f.backend, stdout); err != nil {
 			return err
 		}
 	}
+	pageErr := f.pages.swept(ctx, q, cfg, rng, sum.Failing, f.backend, f.stderr)
 	switch {
 	case sum.Interrupted != "":
+		if pageErr != nil {
+			fmt.Fprintf(stderr, "durasim: %s\n", oneLine(pageErr.Error()))
+		}
 		return &exitError{code: exitInterrupted, err: errors.New("")}
+	case pageErr != nil:
+		return pageErr
 	case first != nil:
 		return errViolation
 	}
 	return nil
 }
 
-// explainTargetFailure prints a failing seed, its violations and its
-// shrunk counterexample with the command that replays it.
-func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, w io.Writer) error {
-	fmt.Fprintf(w, "\nFAIL seed %d (design %s)\n", res.Seed, cfg.Design)
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "  violation: %s\n", v)
-	}
-	if res.Swarm != "" {
-		fmt.Fprintf(w, "  swarm %s\n", res.Swarm)
-	}
-	sh, err := targetsim.Shrink(ctx, q, cfg, res.Seed, res, "")
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	fmt.Fprintf(w, "  shrunk in %d runs to %d fault(s), %d document(s), %d worker(s): %s\n", sh.Runs, len(sh.Config.Plan.Faults),
-		docsOf(sh.Config), sh.Config.Workers, planText(sh.Config.Plan))
-	fmt.Fprintf(w, "  first violation after shrinking: %s\n", sh.Result.Violations[0])
-	for _, line := range targetReproducer().Lines(q, sh.Config, res.Seed, nil) {
-		fmt.Fprintf(w, "  reproduce: %s\n", line)
-	}
+// explainTargetFailure prints a failing seed's story (targetsim.WriteFailure)
+// with the commands that replay the seed and its shrunk counterexample
+// against the system of the queue that ran (system and backend: what the
+// command line opened it with, kept for the callers' pages).
+func explainTargetFailure(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, system, backend string, w io.Writer) error {
+	fmt.Fprintln(w)
+	targetsim.WriteFailure(ctx, w, q, cfg, res, func(sh *targetsim.Shrunk) []string {
+		return targetReproducer().Lines(q, cfg, res.Seed, sh)
+	})
 	return nil
 }
 
@@ -399,7 +408,8 @@ func planText(p faults.Plan) string {
 	return p.OneLine()
 }
 
-func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, stdout, stderr io.Writer) error {
+func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, f *targetFlags, stdout, stderr io.Writer) error {
+	backend := f.backend
 	cfg.KeepTrace = true
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
@@ -419,12 +429,17 @@ func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 		for _, line := range targetReproducer().Lines(q, cfg, seed, nil) {
 			fmt.Fprintf(stderr, "reproduce: %s\n", line)
 		}
+	}
+	if err := f.pages.replayed(ctx, q, cfg, res, backend, stderr); err != nil {
+		return err
+	}
+	if res.Failed() {
 		return errViolation
 	}
 	return nil
 }
 
-func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, stdout io.Writer) error {
+func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, system, backend string, stdout io.Writer) error {
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
 		return &exitError{code: 1, err: err}
@@ -433,7 +448,7 @@ func shrinkTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 		fmt.Fprintf(stdout, "seed %d violates no check: nothing to shrink\n", seed)
 		return nil
 	}
-	if err := explainTargetFailure(ctx, q, cfg, res, stdout); err != nil {
+	if err := explainTargetFailure(ctx, q, cfg, res, system, backend, stdout); err != nil {
 		return err
 	}
 	return errViolation

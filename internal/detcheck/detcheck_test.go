@@ -18,9 +18,10 @@ import (
 // map walked unsorted there would reorder its comparisons): they keep the
 // same rules, as do target (the seam to a queue durasim does not own, and
 // River's adapter below it) and targetsim (the actors that drive a target
-// on the scheduler). The drivers below are not scanned: database/sql and
+// on the scheduler), and examples (a user's own queue, driven on the
+// scheduler as River is). The drivers below are not scanned: database/sql and
 // River run goroutines of their own, and their callers wait for every call.
-var coreDirs = []string{"../../boundary", "../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim", "../../workflow", "../../timeline", "../../mirror", "../../target", "../../targetsim"}
+var coreDirs = []string{"../../boundary", "../../scheduler", "../../model", "../../faults", "../../invariants", "../../sim", "../../workflow", "../../timeline", "../../mirror", "../../target", "../../targetsim", "../../examples"}
 
 func TestCoreIsDeterministic(t *testing.T) {
 	scanned := 0

@@ -26,7 +26,8 @@ type CoverRun struct {
 	Profile  *Profile
 	Pkgs     []string // import paths of the measured packages
 	ExitCode int
-	Output   string // the program's standard output and error
+	Output   string   // the program's standard output and error (the last run's)
+	Rarest   []string // every run's "rarest" line: the sweep's rarest conjunctions (sim/pairs.go)
 	Elapsed  time.Duration
 }
 
@@ -97,6 +98,11 @@ func runCovered(run *CoverRun, bin string, args []string, counters string) error
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	run.Elapsed, run.Output = run.Elapsed+time.Since(start), string(out)
+	for _, line := range strings.Split(run.Output, "\n") {
+		if strings.HasPrefix(line, "rarest ") { // a sweep's rarest conjunctions (sim/pairs.go)
+			run.Rarest = append(run.Rarest, line)
+		}
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -116,6 +116,9 @@ func WriteCoverage(w io.Writer, pkgs []*Package, run *CoverRun, what string, tar
 	if run.ExitCode != 0 {
 		fmt.Fprintf(w, "note        the run exited %d (coverage is of that run): %s\n", run.ExitCode, firstLine(run.Output))
 	}
+	for _, line := range run.Rarest { // each sweep's rarest conjunctions (sim/pairs.go)
+		fmt.Fprintln(w, line)
+	}
 	for _, pkg := range pkgs {
 		writeUnreached(w, UnreachedBlocks(pkg, run.Profile))
 	}

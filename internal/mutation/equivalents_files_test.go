@@ -12,9 +12,9 @@ import (
 // and make mutation(-sql) only reports it after a run of hours.
 func TestCheckedInEquivalentsNameMutants(t *testing.T) {
 	if testing.Short() {
-		t.Skip("type-checks model/ and sqlstore/ with their dependencies")
+		t.Skip("type-checks model/, sqlstore/ and workflow/ with their dependencies")
 	}
-	for _, pkg := range []string{"model", "sqlstore"} {
+	for _, pkg := range []string{"model", "sqlstore", "workflow"} {
 		t.Run(pkg, func(t *testing.T) {
 			f, err := os.Open(filepath.Join("equivalent", pkg+".txt"))
 			if err != nil {
