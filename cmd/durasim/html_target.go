@@ -17,7 +17,6 @@ import (
 // timeline pages, drawn from a target run's ops.
 type targetPages struct {
 	html, htmlDir string
-	system        string // the -target that ran, which the pages' commands name
 }
 
 // addTargetPageFlags registers -html (replay, run) and -html-dir (run).
@@ -43,11 +42,11 @@ func (p *targetPages) check(n int) error {
 }
 
 // replayed writes the page of a replayed run (kept with its trace).
-func (p *targetPages) replayed(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, backend string, stderr io.Writer) error {
+func (p *targetPages) replayed(ctx context.Context, q target.Queue, cfg targetsim.Config, res *targetsim.Result, stderr io.Writer) error {
 	if p == nil || p.html == "" {
 		return nil
 	}
-	if err := targetPage(ctx, q, p.html, cfg, res, p.system, backend); err != nil {
+	if err := targetPage(ctx, q, p.html, cfg, res); err != nil {
 		return afterRun(fmt.Errorf("%s: %v", p.html, err), res.Failed(), stderr)
 	}
 	fmt.Fprintf(stderr, "durasim: wrote %s\n", p.html)
@@ -57,7 +56,7 @@ func (p *targetPages) replayed(ctx context.Context, q target.Queue, cfg targetsi
 // swept writes the pages a sweep asked for: -html for its one seed,
 // -html-dir one per failing seed, in seed order (a queue runs one seed at
 // a time).
-func (p *targetPages) swept(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange, failing []uint64, backend string, stderr io.Writer) error {
+func (p *targetPages) swept(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds seedRange, failing []uint64, stderr io.Writer) error {
 	if p == nil || p.html == "" && p.htmlDir == "" {
 		return nil
 	}
@@ -73,7 +72,7 @@ func (p *targetPages) swept(ctx context.Context, q target.Queue, cfg targetsim.C
 		c.KeepTrace = true
 		res, err := targetsim.Run(ctx, q, c, seed)
 		if err == nil {
-			err = targetPage(ctx, q, name, c, res, p.system, backend)
+			err = targetPage(ctx, q, name, c, res)
 		}
 		if err != nil {
 			return afterRun(fmt.Errorf("%s: %v", name, err), true, stderr)
@@ -86,7 +85,7 @@ func (p *targetPages) swept(ctx context.Context, q target.Queue, cfg targetsim.C
 // targetPage writes the page of one target run: a failing run is shrunk
 // first, and its counterexample is the first tab; each tab's command
 // replays its own run.
-func targetPage(ctx context.Context, q target.Queue, name string, cfg targetsim.Config, res *targetsim.Result, system, backend string) error {
+func targetPage(ctx context.Context, q target.Queue, name string, cfg targetsim.Config, res *targetsim.Result) error {
 	cfg.KeepTrace = true
 	var runs []timeline.Run
 	inv := ""
@@ -97,12 +96,23 @@ func targetPage(ctx context.Context, q target.Queue, name string, cfg targetsim.
 		}
 		inv = res.Violations[0].Invariant // the check Shrink keeps failing
 		runs = append(runs, timeline.Run{Label: "shrunk counterexample", Target: sh.Result, Invariant: inv,
-			Command: targetsim.Command("replay", system, backend, sh.Config, res.Seed), Shrunk: true})
+			Command: replayLine(q, sh.Config, res.Seed), Shrunk: true})
 	}
-	runs = append(runs, timeline.Run{Label: "whole run", Target: res, Invariant: inv, Command: targetsim.Command("replay", system, backend, cfg, res.Seed)})
+	runs = append(runs, timeline.Run{Label: "whole run", Target: res, Invariant: inv, Command: replayLine(q, cfg, res.Seed)})
 	verdict := "no check violated"
 	if res.Failed() {
 		verdict = "original run: " + res.Violations[0].String()
 	}
 	return writePage(name, timeline.Page{Lang: timeline.En, Title: fmt.Sprintf("durasim seed %d · %s · %s", res.Seed, res.Target, cfg.Design), Subtitle: verdict, Runs: runs})
+}
+
+// replayLine is the page's command that replays seed of cfg on q, built
+// from the queue's own settings as the printed reproduce lines are (an
+// error, which names the setting the CLI cannot carry, in its place).
+func replayLine(q target.Queue, cfg targetsim.Config, seed uint64) string {
+	line, err := targetReproducer().Line("replay", q, cfg, seed)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return line
 }

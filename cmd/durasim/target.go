@@ -192,9 +192,6 @@ func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, ta
 	if err != nil {
 		return nil, cfg, nil, nil, err
 	}
-	if f.pages != nil {
-		f.pages.system = f.target
-	}
 	q, closeQ, err := f.open()
 	if err != nil {
 		return nil, cfg, nil, nil, err
@@ -367,7 +364,7 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, rng 
 			return err
 		}
 	}
-	pageErr := f.pages.swept(ctx, q, cfg, rng, sum.Failing, f.backend, f.stderr)
+	pageErr := f.pages.swept(ctx, q, cfg, rng, sum.Failing, f.stderr)
 	switch {
 	case sum.Interrupted != "":
 		if pageErr != nil {
@@ -409,7 +406,6 @@ func planText(p faults.Plan) string {
 }
 
 func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, seed uint64, f *targetFlags, stdout, stderr io.Writer) error {
-	backend := f.backend
 	cfg.KeepTrace = true
 	res, err := targetsim.Run(ctx, q, cfg, seed)
 	if err != nil {
@@ -430,7 +426,7 @@ func replayTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, see
 			fmt.Fprintf(stderr, "reproduce: %s\n", line)
 		}
 	}
-	if err := f.pages.replayed(ctx, q, cfg, res, backend, stderr); err != nil {
+	if err := f.pages.replayed(ctx, q, cfg, res, stderr); err != nil {
 		return err
 	}
 	if res.Failed() {
