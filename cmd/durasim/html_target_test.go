@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/durasim/durasim/internal/browser"
 )
 
 // TestTargetReplayHTML: replay -target river -html writes the timeline of
@@ -26,6 +28,13 @@ func TestTargetReplayHTML(t *testing.T) {
 			t.Errorf("seed 7's page lacks %q", want)
 		}
 	}
+	// The page as the command wrote it, in headless Chromium: it starts its
+	// timeline, with no console error, exception or request off the file.
+	p := browser.Start(t).Open(t, file)
+	if !browser.Eval[bool](t, p, `window.durasimTimelines.ready === true && window.durasimTimelines.length === 1`) {
+		t.Error("seed 7's page did not start its timeline")
+	}
+	p.CheckClean(t)
 	file = filepath.Join(dir, "f.html")
 	if _, stderr, code := cli("replay", "-target", "river", "-seed", "17", "-design", "effect-outside-tx", "-html", file); code != 1 || !strings.Contains(stderr, "wrote "+file) {
 		t.Fatalf("replay -seed 17 -html: status %d, stderr %q; want 1 and the file written", code, stderr)
