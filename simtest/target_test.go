@@ -127,7 +127,7 @@ func TestSweepTargetOfRiver(t *testing.T) {
 		t.Fatalf("River effect-outside-tx: exit %d, want 1 with a violation and two durasim replay lines\n%s", code, out)
 	}
 	for _, l := range lines {
-		cfg, seed := parseTargetArgs(t, shellWords(l[1]))
+		cfg, seed := parseTargetArgs(t, repro.ShellWords(l[1]))
 		q, err := openRiver()
 		if err != nil {
 			t.Fatal(err)
@@ -158,31 +158,4 @@ func parseTargetArgs(t *testing.T, args []string) (targetsim.Config, uint64) {
 		}
 	}
 	return cfg, seed
-}
-
-// shellWords splits a line as a POSIX shell reads what repro.Shell
-// writes: words separated by spaces, single quotes quoting.
-func shellWords(line string) []string {
-	var words []string
-	var w strings.Builder
-	in, started := false, false
-	for _, r := range line {
-		switch {
-		case r == '\'':
-			in, started = !in, true
-		case r == ' ' && !in:
-			if started {
-				words = append(words, w.String())
-			}
-			w.Reset()
-			started = false
-		default:
-			w.WriteRune(r)
-			started = true
-		}
-	}
-	if started {
-		words = append(words, w.String())
-	}
-	return words
 }

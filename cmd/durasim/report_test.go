@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/reports"
 	"github.com/durasim/durasim/scenarios"
 	"github.com/durasim/durasim/targetsim"
@@ -78,7 +79,7 @@ func checkRiverReplays(t *testing.T, md string) {
 			continue
 		}
 		seen[m[1]] = true
-		args := shellFields(m[1])
+		args := repro.ShellWords(m[1])
 		design := targetsim.DefaultConfig().Design.String()
 		if i := slices.Index(args, "-design"); i >= 0 {
 			design = args[i+1]
@@ -106,33 +107,6 @@ func checkRiverReplays(t *testing.T, md string) {
 	if len(listed) == 0 || len(seen) <= len(listed) {
 		t.Errorf("%d replays for %d counterexamples: the report lost its commands", len(seen), len(listed))
 	}
-}
-
-// shellFields splits a command line as sh does for the report's commands:
-// words, and '...' as one word.
-func shellFields(s string) []string {
-	var out []string
-	var word strings.Builder
-	quoted, in := false, false
-	for _, r := range s {
-		switch {
-		case r == '\'':
-			quoted, in = !quoted, true
-		case r == ' ' && !quoted:
-			if in {
-				out = append(out, word.String())
-				word.Reset()
-			}
-			in = false
-		default:
-			word.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, word.String())
-	}
-	return out
 }
 
 func tree(t *testing.T, dir string) map[string][]byte {

@@ -22,3 +22,37 @@ func ShellQuote(a string) string {
 	}
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
+
+// ShellWords splits a line as a POSIX shell reads what Shell writes:
+// words separated by spaces, single quotes quoting, a backslash outside
+// them escaping the next character (how Shell writes a quote). Tests
+// read printed reproduce lines back with it.
+func ShellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	quoted, started, escaped := false, false, false
+	for _, r := range line {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped, started = false, true
+		case r == '\\' && !quoted:
+			escaped = true
+		case r == '\'':
+			quoted, started = !quoted, true
+		case r == ' ' && !quoted:
+			if started {
+				words = append(words, w.String())
+			}
+			w.Reset()
+			started = false
+		default:
+			w.WriteRune(r)
+			started = true
+		}
+	}
+	if started {
+		words = append(words, w.String())
+	}
+	return words
+}
