@@ -22,7 +22,7 @@ build:
 # (the HTML pages in headless Chromium among them: .ci/run installs it),
 # the race detector where goroutines exist (cmd/), a 5000-seed sweep of the
 # correct design, every naive variant caught, and every single fault and pair
-# of faults on the small workload. About 6 minutes on 2 cores with warm
+# of faults on the small workload. About 12 minutes on 2 cores with warm
 # module and build caches; 25 CPU-minutes from empty ones (see README).
 # The preflight runs first: in a second it names every tool the machine
 # lacks (chromium, rsvg-convert, the PostgreSQL server binaries,
@@ -55,7 +55,7 @@ arch386:
 # run on one goroutine, are left to unit: see mirror/race_on_test.go).
 race:
 	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash, chaos, internal/pgtest);"
-	@echo "race: about 2 minutes on 2 cores; each package prints when it is done"
+	@echo "race: about 5 minutes on 2 cores, mostly cmd/durasim's tests; each package prints when it is done"
 	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash ./chaos ./internal/pgtest/...
 
 sweep: build
