@@ -111,23 +111,32 @@ func (b *Backend) replay(c Conn, e *model.Event) error {
 	return nil
 }
 
+// newJob is the store's form of the job e enqueues, from the model's
+// record of it (false when the model holds no such job).
+func (b *Backend) newJob(e *model.Event) (sqlstore.NewJob, bool) {
+	j := b.sys.JobRef(e.Job)
+	if j == nil {
+		return sqlstore.NewJob{}, false
+	}
+	return sqlstore.NewJob{
+		ID: e.Job, Tenant: j.Tenant, Document: j.Document, Version: j.Version, Key: j.Key,
+		PayloadHash: j.PayloadHash, MaxAttempts: j.MaxAttempts, Now: e.At, DeadlineAt: j.DeadlineAt, Origin: j.Origin,
+	}, true
+}
+
 // enqueue replays an accept's (or a reprocess's) enqueue: created,
 // deduplicated or refused as the model decided.
 func (b *Backend) enqueue(c Conn, e *model.Event) error {
-	j := b.sys.JobRef(e.Job)
-	if j == nil {
+	nj, ok := b.newJob(e)
+	if !ok {
 		return b.differ(e, "-", "a job the model does not hold")
-	}
-	nj := sqlstore.NewJob{
-		ID: e.Job, Tenant: j.Tenant, Document: j.Document, Version: j.Version, Key: j.Key,
-		PayloadHash: j.PayloadHash, MaxAttempts: j.MaxAttempts, Now: e.At, DeadlineAt: j.DeadlineAt, Origin: j.Origin,
 	}
 	if !e.OK {
 		// A retried accept: the id it would have had if new, and for a
 		// conflict another payload than the one stored.
 		nj.ID = model.JobID(b.sys.Jobs() + 1)
 		if e.Code == model.CodeIdempotencyConflict {
-			nj.PayloadHash = ^j.PayloadHash
+			nj.PayloadHash = ^nj.PayloadHash
 		}
 	}
 	id, created, err := c.Enqueue(b.ctx, nj)

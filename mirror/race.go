@@ -134,13 +134,9 @@ func winsOrNot(won bool) string {
 }
 
 func (b *Backend) raceEnqueue(c, other Conn, e *model.Event) error {
-	j := b.sys.JobRef(e.Job)
-	if j == nil {
+	nj, ok := b.newJob(e)
+	if !ok {
 		return b.differ(e, "-", "a job the model does not hold")
-	}
-	nj := sqlstore.NewJob{
-		ID: e.Job, Tenant: j.Tenant, Document: j.Document, Version: j.Version, Key: j.Key,
-		PayloadHash: j.PayloadHash, MaxAttempts: j.MaxAttempts, Now: e.At, DeadlineAt: j.DeadlineAt, Origin: j.Origin,
 	}
 	var ids [2]model.JobID
 	var won [2]bool
