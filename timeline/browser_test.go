@@ -96,20 +96,27 @@ func linesWhere(res *sim.Result, keep func(e *model.Event) bool) []string {
 	return out
 }
 
+// openOneTimeline writes page as name in a temporary folder, opens it in
+// headless Chromium and checks it started one timeline (a second tab's
+// starts when it is shown); it returns the page and the file.
+func openOneTimeline(t *testing.T, name string, page Page) (*browser.Page, string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, render(t, page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := browser.Start(t).Open(t, file)
+	if !browser.Eval[bool](t, p, `window.durasimTimelines.ready === true && window.durasimTimelines.length === 1`) {
+		t.Fatal("the page did not start one timeline (the second tab starts when shown)")
+	}
+	return p, file
+}
+
 // TestTimelineInBrowser loads the page of a failing seed in Chromium with
 // the network blocked and checks what a person would do with it.
 func TestTimelineInBrowser(t *testing.T) {
 	res, sh := failing()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "seed-5.html")
-	if err := os.WriteFile(file, render(t, failingPage(t)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b := browser.Start(t)
-	p := b.Open(t, file)
-	if !browser.Eval[bool](t, p, `window.durasimTimelines.ready === true && window.durasimTimelines.length === 1`) {
-		t.Fatal("the page did not start one timeline (the second tab starts when shown)")
-	}
+	p, _ := openOneTimeline(t, "seed-5.html", failingPage(t))
 	t.Run("lanes and marks", func(t *testing.T) { checkCounts(t, p, 0, sh.Result) })
 	t.Run("trace lines", func(t *testing.T) { checkLines(t, p, 0, sh.Result) })
 	t.Run("violation", func(t *testing.T) { checkViolation(t, p, 0, sh) })

@@ -3,8 +3,6 @@ package timeline
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -56,15 +54,7 @@ func TestTargetTimelineInBrowser(t *testing.T) {
 		{Label: "shrunk counterexample", Target: sh.Result, Invariant: inv, Command: targetsim.Command("replay", "river", "", sh.Config, 17), Shrunk: true},
 		{Label: "whole run", Target: res, Invariant: inv},
 	}}
-	file := filepath.Join(t.TempDir(), "seed-17.html")
-	if err := os.WriteFile(file, render(t, page), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b := browser.Start(t)
-	p := b.Open(t, file)
-	if !browser.Eval[bool](t, p, `window.durasimTimelines.ready === true && window.durasimTimelines.length === 1`) {
-		t.Fatal("the page did not start one timeline")
-	}
+	p, file := openOneTimeline(t, "seed-17.html", page)
 	t.Run("lanes and marks", func(t *testing.T) { checkTargetCounts(t, p, 0, sh.Result) })
 	t.Run("trace lines", func(t *testing.T) { checkTargetLines(t, p, 0, sh.Result) })
 	t.Run("violation", func(t *testing.T) { checkTargetViolation(t, p, 0, sh.Result, inv) })
