@@ -18,8 +18,8 @@ import (
 // counterexample. A violation of the queue's own guarantees (attempts,
 // finished jobs, timing) is the queue's finding, whatever the handler:
 // it is listed apart and does not decide a design's verdict.
-func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, seeds seedRange, _, backend string, w io.Writer) error {
-	fmt.Fprintf(w, "target      river on %s, seeds %d:%d\n\n", backend, seeds.lo, seeds.hi)
+func targetMutants(ctx context.Context, q target.Queue, base targetsim.Config, seeds seedRange, system, backend string, w io.Writer) error {
+	fmt.Fprintf(w, "target      %s on %s, seeds %d:%d\n\n", system, backend, seeds.lo, seeds.hi)
 	fmt.Fprintf(w, "%-20s %-8s %s\n", "design", "promise", "verdict")
 	bad := false
 	for _, d := range targetsim.Designs() {
