@@ -1,6 +1,8 @@
 package target
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"slices"
 )
@@ -24,11 +26,25 @@ type System interface {
 // its name: a failure of one of its queues prints a durasim command. A
 // system of the user's own is not one (durasim's CLI does not link it):
 // its failures are reproduced by their go test line alone.
+//
+// The CLI owns the settings every system shares (-backend, checked
+// against Backends; -db and -scratch-db, a PostgreSQL database's); the
+// system owns its own (River's -rescue-after), registered by Flags. What
+// Args prints for a queue must be what those flags parse back to.
 type CLISystem interface {
 	System
-	// OpenedByCLI marks the type: durasim's CLI resolves -target Name to it.
-	OpenedByCLI()
+	// Backends are the databases the system runs on ("sqlite",
+	// "postgres"), the CLI's default first.
+	Backends() []string
+	// Flags registers the system's own settings on fs and returns what
+	// opens a queue with them, once fs is parsed.
+	Flags(fs *flag.FlagSet) Opener
 }
+
+// Opener opens a queue on backend (one of its system's Backends); url is
+// the database's ("" for an in-memory database). An error is the
+// caller's to report: a bad setting or a database that does not open.
+type Opener func(ctx context.Context, backend, url string) (Queue, error)
 
 // systems are the registered systems by name. They are registered from
 // init functions only, before anything reads them, so reads need no lock.

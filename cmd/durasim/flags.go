@@ -114,7 +114,7 @@ func (f *simFlags) parse(args []string) error {
 	if ee, ok := errors.AsType[*exitError](err); ok && strings.HasPrefix(ee.err.Error(), undefined) {
 		name := strings.TrimPrefix(ee.err.Error(), undefined)
 		verb := strings.TrimPrefix(f.fs.Name(), "durasim ")
-		if newTargetFlags(verb, io.Discard).fs.Lookup(name) != nil {
+		if isTargetFlag(verb, name) {
 			return usageErr("-%s is a flag of a run against a target: durasim %s -target river -%s ... (durasim %s -target river -h lists them; the pipeline's designs are -variant)", name, verb, name, verb)
 		}
 	}

@@ -10,15 +10,14 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/target"
-	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -58,10 +57,14 @@ func targetReproducer() *targetsim.Reproducer {
 }
 
 // targetFlags are the flags of a run against a target (-target river).
+// The settings every system shares are the CLI's (-backend, -db,
+// -scratch-db); the system registers its own (target.CLISystem.Flags).
 type targetFlags struct {
 	fs          *flag.FlagSet
 	stderr      io.Writer
 	target      string
+	sys         target.CLISystem // nil: -target names no system the CLI opens
+	opener      target.Opener
 	seed, seeds string
 	design      string
 	workers     int
@@ -75,7 +78,6 @@ type targetFlags struct {
 	backend     string
 	db          string
 	scratchDB   bool
-	rescueAfter time.Duration
 	jsonOut     bool
 	check       bool
 	parallel    int
@@ -83,9 +85,19 @@ type targetFlags struct {
 	pages       *targetPages // html_target.go
 }
 
-func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
+// cliSystem is the system the CLI opens as -target name (nil: none).
+func cliSystem(name string) target.CLISystem {
+	sys, _ := target.Lookup(name)
+	cs, _ := sys.(target.CLISystem)
+	return cs
+}
+
+// newTargetFlags are the flags of verb against the system named system
+// (the -target value among the command's arguments): the run's, and the
+// system's own.
+func newTargetFlags(verb string, stderr io.Writer, system string) *targetFlags {
 	d := targetsim.DefaultConfig()
-	f := &targetFlags{fs: flag.NewFlagSet("durasim "+verb, flag.ContinueOnError), stderr: stderr}
+	f := &targetFlags{fs: flag.NewFlagSet("durasim "+verb, flag.ContinueOnError), stderr: stderr, sys: cliSystem(system)}
 	fs := f.fs
 	fs.StringVar(&f.target, "target", "", "the queue to test: "+targetSystems())
 	fs.StringVar(&f.seed, "seed", "", "seed to run (an unsigned 64-bit integer)")
@@ -102,10 +114,17 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
-	fs.StringVar(&f.backend, "backend", rivertarget.SQLite, "the target's database: sqlite (in memory) or postgres")
+	backends, def := []string{backendSQLite, backendPostgres}, ""
+	if f.sys != nil {
+		backends = f.sys.Backends()
+		def = backends[0]
+	}
+	fs.StringVar(&f.backend, "backend", def, "the target's database: "+backendsText(backends))
 	fs.StringVar(&f.db, "db", "", "postgres: the database URL (default $"+pgURLEnv+")")
 	fs.BoolVar(&f.scratchDB, "scratch-db", false, "postgres: run in a new database made on -db's server and dropped at the end")
-	fs.DurationVar(&f.rescueAfter, "rescue-after", time.Duration(rivertarget.DefaultConfig().RescueAfter), "River's RescueStuckJobsAfter (the client's JobTimeout is half of it)")
+	if f.sys != nil {
+		f.opener = f.sys.Flags(fs)
+	}
 	if verb == "run" || verb == "mutants" {
 		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
 	}
@@ -119,11 +138,47 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 	return f
 }
 
+// The databases the CLI knows how to give a target: an in-memory SQLite
+// database, or a PostgreSQL one by URL (-db, -scratch-db).
+const (
+	backendSQLite   = "sqlite"
+	backendPostgres = "postgres"
+)
+
+// backendsText says what each backend is, for -backend's help.
+func backendsText(backends []string) string {
+	var out []string
+	for _, b := range backends {
+		if b == backendSQLite {
+			b += " (in memory)"
+		}
+		out = append(out, b)
+	}
+	return strings.Join(out, " or ")
+}
+
+// isTargetFlag reports whether -name is a flag of verb against some
+// system the CLI opens.
+func isTargetFlag(verb, name string) bool {
+	for _, s := range target.Systems() {
+		if newTargetFlags(verb, io.Discard, s).fs.Lookup(name) != nil {
+			return true
+		}
+	}
+	return newTargetFlags(verb, io.Discard, "").fs.Lookup(name) != nil
+}
+
 // config builds the run's configuration from the flags.
 func (f *targetFlags) config() (targetsim.Config, error) {
 	c := targetsim.DefaultConfig()
-	if _, ok := target.Lookup(f.target); !ok || f.target != (rivertarget.System{}).Name() {
-		return c, usageErr("unknown -target %q: want %s", f.target, strings.Join(target.Systems(), " or "))
+	if f.sys == nil || f.sys.Name() != f.target {
+		var names []string
+		for _, s := range target.Systems() {
+			if cliSystem(s) != nil {
+				names = append(names, s)
+			}
+		}
+		return c, usageErr("unknown -target %q: want %s", f.target, strings.Join(names, " or "))
 	}
 	d, err := targetsim.LookupDesign(f.design)
 	if err != nil {
@@ -148,16 +203,17 @@ func (f *targetFlags) config() (targetsim.Config, error) {
 	return c, nil
 }
 
-// open opens River on the chosen database.
-func (f *targetFlags) open() (*rivertarget.Queue, func(), error) {
-	rc := rivertarget.CLIConfig(target.Time(f.rescueAfter))
+// open opens the system's queue on the chosen database: the flags every
+// system shares are checked against the backends it declares, its own
+// are its opener's.
+func (f *targetFlags) open() (target.Queue, func(), error) {
+	backends := f.sys.Backends()
+	if !slices.Contains(backends, f.backend) {
+		return nil, nil, usageErr("invalid -backend %q for -target %s: want %s", f.backend, f.target, strings.Join(backends, " or "))
+	}
 	url, drop := "", func() error { return nil }
 	switch f.backend {
-	case rivertarget.SQLite:
-		if f.db != "" || f.scratchDB {
-			return nil, nil, usageErr("-db and -scratch-db are for -backend postgres (sqlite runs in memory)")
-		}
-	case rivertarget.Postgres:
+	case backendPostgres:
 		if url = f.db; url == "" {
 			url = os.Getenv(pgURLEnv)
 		}
@@ -172,9 +228,11 @@ func (f *targetFlags) open() (*rivertarget.Queue, func(), error) {
 			url, drop = scratch, d
 		}
 	default:
-		return nil, nil, usageErr("invalid -backend %q for -target river: want sqlite or postgres", f.backend)
+		if f.db != "" || f.scratchDB {
+			return nil, nil, usageErr("-db and -scratch-db are for -backend postgres (%s runs in memory)", f.backend)
+		}
 	}
-	q, err := rivertarget.Open(context.Background(), f.backend, url, rc)
+	q, err := f.opener(context.Background(), f.backend, url)
 	if err != nil {
 		_ = drop()
 		return nil, nil, usageErr("%v", err)
@@ -183,8 +241,9 @@ func (f *targetFlags) open() (*rivertarget.Queue, func(), error) {
 }
 
 // setup parses a target command's flags and opens the queue.
-func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, targetsim.Config, *rivertarget.Queue, func(), error) {
-	f := newTargetFlags(verb, stderr)
+func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, targetsim.Config, target.Queue, func(), error) {
+	name, _ := targetOf(args)
+	f := newTargetFlags(verb, stderr, name)
 	if err := parseFlags(f.fs, args, stderr); err != nil {
 		return nil, targetsim.Config{}, nil, nil, err
 	}
@@ -270,7 +329,7 @@ func (f *targetFlags) sweepRunners(ctx context.Context, q target.Queue, cfg targ
 		return nil, nil, nil, err
 	}
 	at := max(1, min(f.parallel, len(seeds)))
-	if f.backend == rivertarget.Postgres && !f.scratchDB && at > 1 {
+	if f.backend == backendPostgres && !f.scratchDB && at > 1 {
 		if explicit(f.fs, "parallel") {
 			return nil, nil, nil, usageErr("invalid -parallel %d: -backend postgres without -scratch-db has one database; give -scratch-db (a database per seed at once) or -parallel 1", f.parallel)
 		}

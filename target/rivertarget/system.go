@@ -1,8 +1,11 @@
 package rivertarget
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"time"
 
 	"github.com/durasim/durasim/internal/repro"
 	"github.com/durasim/durasim/target"
@@ -22,8 +25,21 @@ func (System) Name() string { return "river" }
 // About says what it is, for -target's help.
 func (System) About() string { return "River " + Version() + " through its driver API" }
 
-// OpenedByCLI: durasim's CLI links this package and opens River by name.
-func (System) OpenedByCLI() {}
+// Backends are River's databases: SQLite (in memory) first, PostgreSQL.
+func (System) Backends() []string { return []string{SQLite, Postgres} }
+
+// Flags registers River's own setting, -rescue-after (the client's
+// JobTimeout is half of it), and opens River with it.
+func (System) Flags(fs *flag.FlagSet) target.Opener {
+	d := fs.Duration("rescue-after", time.Duration(DefaultConfig().RescueAfter), "River's RescueStuckJobsAfter (the client's JobTimeout is half of it)")
+	return func(ctx context.Context, backend, url string) (target.Queue, error) {
+		q, err := Open(ctx, backend, url, CLIConfig(target.Time(*d)))
+		if err != nil {
+			return nil, err // not a nil *Queue in a non-nil interface
+		}
+		return q, nil
+	}
+}
 
 // opening is what the CLI opens River with: its database and the
 // client's settings.
