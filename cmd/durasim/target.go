@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/durasim/durasim/faults"
