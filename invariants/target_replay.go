@@ -340,6 +340,9 @@ func (c *targetChecker) leftFinalAt(j *tjob, o, at *top, what string) bool {
 	if j.final == nil || !c.before(j.finalAt, at) || !c.feed.recorded(target.OpRetry) {
 		return false // not finished, or perhaps not yet, or perhaps brought back by a retry the history lacks
 	}
+	if c.deadLetterHeld(j, o) {
+		return false
+	}
 	c.add(TargetFinalKept, j.id, fmt.Sprintf("j%d was %s (%s by %s) and no operator asked it to run again, yet %s",
 		j.id, j.final.State, j.final.Kind, j.final.Actor, what), j.final, o)
 	return true
@@ -418,7 +421,7 @@ func (c *targetChecker) fetch(o *top) {
 	if c.leftFinal(j, o, "it was fetched again by "+o.Actor) {
 		j.finish(nil, nil) // follow it from here: one violation per escape
 	}
-	if c.exact && j.state == target.Running && j.final == nil {
+	if c.exact && j.state == target.Running && j.final == nil && !c.lapsed(j, o) {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("j%d was fetched by %s while running (fetched by %s), never rescued since", j.id, o.Actor,
 			j.stateOp.Actor), j.stateOp, o)
 	}
@@ -434,6 +437,25 @@ func (c *targetChecker) fetch(o *top) {
 	}
 	j.holds = append(j.holds, &hold{fetch: o, errors: j.errors})
 	j.state, j.stateOp, j.lastFetch = target.Running, o, o
+}
+
+// deadLetterHeld reports whether o, a report or a transactional
+// completion, is by a worker that received j, a dead letter its queue
+// lets such a worker finish (Policy.DeadLetterHeld): discarded at its
+// last attempt, by a report or by the pass when that lease ran out.
+func (c *targetChecker) deadLetterHeld(j *tjob, o *top) bool {
+	if !c.pol.DeadLetterHeld || o.Kind != target.OpReport && o.Kind != target.OpComplete || j.final.State != target.Discarded ||
+		j.final.Kind != target.OpSchedule && j.final.Kind != target.OpReport {
+		return false
+	}
+	return slices.ContainsFunc(j.holds, func(h *hold) bool { return h.fetch.Actor == o.Actor })
+}
+
+// lapsed reports whether j, running, is free for o's fetch by its
+// queue's rules: a lease that lapses by itself (Policy.LeaseLapses) ran
+// out since the fetch that holds it.
+func (c *targetChecker) lapsed(j *tjob, o *top) bool {
+	return c.pol.LeaseLapses && c.pol.Lease > 0 && j.stateOp.Kind == target.OpFetch && o.T >= j.stateOp.T+c.pol.Lease
 }
 
 // fetchAttempt checks the attempt a fetch handed out: the next one by the

@@ -68,7 +68,7 @@ func (c *targetChecker) completeCommit(p, commit *top) {
 	if j == nil || p.Err != "" || p.State != target.Completed {
 		return
 	}
-	if j.final != nil {
+	if j.final != nil && !c.deadLetterHeld(j, p) {
 		if j.final.State != target.Completed && c.leftFinalAt(j, p, commit, "it came back completed from "+p.Actor+"'s transaction") {
 			j.state, j.stateOp = target.Completed, commit
 			j.finish(p, commit)

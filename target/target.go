@@ -76,6 +76,20 @@ type Policy struct {
 	// was its last, discarded (a dead letter). Until the pass takes it
 	// back, the fetch's holder still holds it.
 	Lease Time
+	// LeaseLapses: a lease that runs out frees its job by itself: once
+	// Lease has passed since its fetch, a fetch may take the job again
+	// before any pass took it back (a queue whose receive compares the
+	// visibility timeout itself, as goqite's does). The pass still
+	// reports the jobs it finds lapsed.
+	LeaseLapses bool
+	// DeadLetterHeld: a job discarded at its last attempt (by an error
+	// or a counted snooze there, or by the pass when that attempt's lease
+	// ran out: a dead letter) is still its receivers': a report or a
+	// transactional completion by any worker that fetched it may complete
+	// or cancel it, with no operator (goqite: a message received
+	// MaxReceive times is never received again, but Delete deletes any
+	// message by id, whoever received it).
+	DeadLetterHeld bool
 
 	// Snooze is what a snooze does to the attempt it ends. A snooze that
 	// keeps its attempt counted, at the job's last attempt, leaves none:
@@ -189,6 +203,8 @@ func (p Policy) Validate() error {
 	switch {
 	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0 || p.Lease < 0:
 		return errors.New("policy: rescue-after, job timeout, available-within and lease must not be negative")
+	case (p.LeaseLapses || p.DeadLetterHeld) && p.Lease == 0:
+		return errors.New("policy: a lease that lapses, or a dead letter its holder keeps, needs a lease")
 	case p.Backoff.Base < 0 || p.Backoff.Cap < 0 || p.Backoff.Exponent < 0 || p.Backoff.Exponent > 16:
 		return errors.New("policy: backoff base and cap must not be negative, its exponent 0 to 16")
 	case p.Backoff.JitterPPM < 0 || p.Backoff.JitterPPM > 1_000_000:

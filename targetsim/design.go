@@ -3,6 +3,8 @@ package targetsim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/durasim/durasim/target"
 )
 
 // Design is a handler design: how a worker's handler writes its effect and
@@ -68,6 +70,20 @@ func (d Design) What() string { return designInfo[d].what }
 
 // Correct reports whether the design promises one effect per document.
 func (d Design) Correct() bool { return designInfo[d].correct }
+
+// CorrectOn reports whether the design promises one effect per document
+// on a queue with policy pol. tx-checked keeps one effect per job, so it
+// keeps one per document only where a unique insert keeps one live job
+// per document (pol.UniqueStates): on a queue with no unique insert
+// (goqite), a document sent again is a second job whose effect is a
+// second one, and only a key of the handler's own (idempotent-key, or an
+// outbox's deduplicating consumer) keeps one.
+func (d Design) CorrectOn(pol target.Policy) bool {
+	if d == TxChecked && len(pol.UniqueStates) == 0 {
+		return false
+	}
+	return d.Correct()
+}
 
 // Designs lists every design, the correct ones first.
 func Designs() []Design {

@@ -107,7 +107,7 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "paths       inserts=%d unique-skipped=%d polls=%d fetches=%d reports=%d refused=%d rollbacks=%d stale-completions=%d stuck=%d rescued=%d scheduled=%d crashes=%d pauses=%d retries=%d zombie-writes=%d timeouts=%d\n",
 		p.Inserts, p.UniqueSkipped, p.Polls, p.Fetches, p.Reports, p.Refused, p.Rollbacks, p.StaleCompletions, p.Stuck, p.Rescued,
 		p.Scheduled, p.Crashes, p.Pauses, p.Retries, p.ZombieWrites, p.Timeouts)
-	fmt.Fprintf(w, "exposure    %d overlaps in %d seeds (two workers on one job at once: River is at least once; counted, not failed)\n",
+	fmt.Fprintf(w, "exposure    %d overlaps in %d seeds (two workers on one job at once: an at-least-once queue allows it; counted, not failed)\n",
 		s.Exposures, s.Exposed)
 	for _, name := range invariants.TargetChecks() {
 		verdict := "holds"

@@ -3,14 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
-	"io"
 	"os"
-	"reflect"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/durasim/durasim/internal/bubble"
 	"github.com/durasim/durasim/sim"
 )
 
@@ -75,7 +74,7 @@ type withT func(f func(t *testing.T)) error
 
 // cliTestingT runs f as the only test of an in-process testing.M, the
 // way the code `go test` generates does: testing.MainStart with a
-// hand-written testDeps (the interface is unexported, its methods are not;
+// testDeps with nothing behind it (bubble.TestDeps; the interface is unexported, its methods are not;
 // testing.RunTests alone runs nothing, because only M.Run parses -test.cpu
 // into the list of GOMAXPROCS values to run the tests with). M.Run's
 // "PASS" goes to os.DevNull. MainStart is documented as internal to
@@ -86,7 +85,7 @@ func cliTestingT(f func(t *testing.T)) error {
 		return errors.New("inside a test binary, pass the test's own *testing.T")
 	}
 	ok := false
-	m := testing.MainStart(cliTestDeps{}, []testing.InternalTest{{Name: "synctest", F: func(t *testing.T) {
+	m := testing.MainStart(bubble.TestDeps{}, []testing.InternalTest{{Name: "synctest", F: func(t *testing.T) {
 		f(t)
 		ok = !t.Failed()
 	}}}, nil, nil, nil)
@@ -109,39 +108,4 @@ func cliTestingT(f func(t *testing.T)) error {
 		return errors.New("the synctest runner failed")
 	}
 	return nil
-}
-
-// corpusEntry is the testing package's alias of internal/fuzz.CorpusEntry.
-type corpusEntry = struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}
-
-// cliTestDeps implements testing's testDeps with nothing behind it: no
-// profiles, no fuzzing, no coverage.
-type cliTestDeps struct{}
-
-func (cliTestDeps) ImportPath() string                                       { return "" }
-func (cliTestDeps) ModulePath() string                                       { return "" }
-func (cliTestDeps) MatchString(pat, str string) (bool, error)                { return true, nil }
-func (cliTestDeps) SetPanicOnExit0(bool)                                     {}
-func (cliTestDeps) StartCPUProfile(io.Writer) error                          { return nil }
-func (cliTestDeps) StopCPUProfile()                                          {}
-func (cliTestDeps) StartTestLog(io.Writer)                                   {}
-func (cliTestDeps) StopTestLog() error                                       { return nil }
-func (cliTestDeps) WriteProfileTo(string, io.Writer, int) error              { return nil }
-func (cliTestDeps) RunFuzzWorker(func(corpusEntry) error) error              { return nil }
-func (cliTestDeps) CheckCorpus([]any, []reflect.Type) error                  { return nil }
-func (cliTestDeps) ResetCoverage()                                           {}
-func (cliTestDeps) SnapshotCoverage()                                        {}
-func (cliTestDeps) ReadCorpus(string, []reflect.Type) ([]corpusEntry, error) { return nil, nil }
-func (cliTestDeps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
-	return nil
-}
-func (cliTestDeps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
-	return "", nil, nil
 }

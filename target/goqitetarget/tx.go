@@ -1,0 +1,71 @@
+package goqitetarget
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/durasim/durasim/target"
+)
+
+// handlerTx is a handler's transaction on goqite's database: durasim's
+// effect and ledger rows, goqite's DeleteTx (the completion) and
+// SendAndGetIDTx (an outbox message).
+type handlerTx struct {
+	c    *conn
+	tx   *sql.Tx
+	done bool
+}
+
+// Effect writes the effect; with Dedupe, the ledger's row for its key
+// first, and nothing if the key was there.
+func (t *handlerTx) Effect(ctx context.Context, e target.Effect) (bool, error) {
+	if e.Dedupe {
+		res, err := t.tx.ExecContext(ctx, "INSERT INTO durasim_ledger (idem_key) VALUES ($1) ON CONFLICT (idem_key) DO NOTHING", e.Key)
+		if err != nil {
+			return false, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return false, err
+		}
+	}
+	_, err := t.tx.ExecContext(ctx, "INSERT INTO durasim_effect (job, attempt, worker, idem_key, tenant, doc, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+		int64(e.Job), e.Attempt, e.Worker, e.Key, e.Tenant, e.Doc, e.At)
+	return err == nil, err
+}
+
+// Complete is goqite's DeleteTx in the handler's transaction: it deletes
+// the message whatever it is doing (no receipt: whoever holds it), and
+// does nothing to one already deleted; the job as it then is comes back.
+func (t *handlerTx) Complete(ctx context.Context, now target.Time, fetched target.Job) (target.Job, error) {
+	j, err := byID(ctx, t.tx, fetched.ID)
+	if err != nil {
+		return target.Job{}, err
+	}
+	if j.live {
+		if err := t.c.del(ctx, t.tx, now, j, noteCompleted); err != nil {
+			return target.Job{}, err
+		}
+		if j, err = byID(ctx, t.tx, fetched.ID); err != nil {
+			return target.Job{}, err
+		}
+	}
+	return j.Job, nil
+}
+
+func (t *handlerTx) Insert(ctx context.Context, now target.Time, r target.InsertReq) (target.Inserted, error) {
+	id, err := t.c.send(ctx, t.tx, now, r)
+	return target.Inserted{Job: id}, err
+}
+
+func (t *handlerTx) Commit(context.Context) error {
+	t.done = true
+	return t.tx.Commit()
+}
+
+func (t *handlerTx) Rollback(context.Context) error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	return t.tx.Rollback()
+}
