@@ -56,6 +56,10 @@ var kindFields = [KindCount]uint16{
 	ResubmitAt:       fDoc.bit() | fAt.bit(),
 	Redrive:          fDoc.bit(),
 	FewAttempts:      fDoc.bit() | fMax.bit(),
+	ClockAhead:       fWorker.bit() | fAt.bit() | fFor.bit(),
+	ClockBehind:      fWorker.bit() | fAt.bit() | fFor.bit(),
+	Zone:             fFor.bit(),
+	DST:              fAt.bit() | fFor.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.

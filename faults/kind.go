@@ -37,6 +37,15 @@ const (
 	ResubmitAt
 	Redrive     // an operator asks a failed (discarded or cancelled) job to run again
 	FewAttempts // a document's job is inserted with its own max attempts
+	// Clock faults (a target's): a worker's process clock runs ahead of
+	// (or behind) the database's by for= from at= on; the processes'
+	// local time zone is for= behind UTC; at at= a daylight-saving
+	// transition moves that zone for= ahead. A queue applies only those
+	// its policy says its clocks can take (target.Policy.Clocks).
+	ClockAhead
+	ClockBehind
+	Zone
+	DST
 	KindCount
 )
 
@@ -62,7 +71,15 @@ var kindNames = [KindCount]string{
 	ResubmitAt:       "resubmit",
 	Redrive:          "redrive",
 	FewAttempts:      "few-attempts",
+	ClockAhead:       "clock-ahead",
+	ClockBehind:      "clock-behind",
+	Zone:             "zone",
+	DST:              "dst",
 }
+
+// Clock reports whether the kind moves a clock (clock-ahead,
+// clock-behind, zone, dst).
+func (k Kind) Clock() bool { return k == ClockAhead || k == ClockBehind || k == Zone || k == DST }
 
 func (k Kind) String() string {
 	if k < KindCount {

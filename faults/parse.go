@@ -127,7 +127,7 @@ type faultParser struct {
 func (p *faultParser) finish() (Fault, *posError) {
 	uses := p.f.fields()
 	for fd := fNth; fd < fieldCount; fd++ {
-		if uses&fd.bit() != 0 && p.seen&fd.bit() == 0 && fd != fWorker {
+		if uses&fd.bit() != 0 && p.seen&fd.bit() == 0 && (fd != fWorker || !p.f.Kind.atBoundary()) {
 			return Fault{}, errorAt(p.cols[fKind], "missing required field %s for %s", fd.name(p.f.Kind), p.f.describe())
 		}
 	}

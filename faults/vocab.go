@@ -31,6 +31,10 @@ type Limits struct {
 	MaxFor model.Time
 }
 
+// maxZone is the farthest a time zone is behind UTC (Pacific/Pago_Pago,
+// UTC-11, and a day's worth of margin up to UTC-12).
+const maxZone = 12 * 3600 * 1_000_000_000
+
 // NewVocabulary declares a system's vocabulary: its boundaries, its kinds
 // (in the order messages list them and generators draw them) and limits.
 // It panics on an unknown or repeated kind, two kinds of one name, or a
@@ -128,7 +132,9 @@ func (v *Vocabulary) checkLimits(f Fault) error {
 		case uses&fd.bit() == 0:
 		case l.Tick > 0 && d%l.Tick != 0:
 			return fieldErrorf(fd, "%s=%s: %s takes whole multiples of %s", fd.name(f.Kind), duration(d), v.System(), duration(l.Tick))
-		case fd == fFor && l.MaxFor > 0 && d > l.MaxFor:
+		case fd == fFor && f.Kind == Zone && d > maxZone:
+			return fieldErrorf(fd, "a zone is at most %s behind UTC, got %s", duration(maxZone), duration(d))
+		case fd == fFor && l.MaxFor > 0 && d > l.MaxFor && f.Kind != Zone:
 			return fieldErrorf(fd, "%s must be at most %s, got %s", fd.name(f.Kind), duration(l.MaxFor), duration(d))
 		}
 	}

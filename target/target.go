@@ -90,6 +90,9 @@ type Policy struct {
 	// MaxReceive times is never received again, but Delete deletes any
 	// message by id, whoever received it).
 	DeadLetterHeld bool
+	// Clocks are the clocks the queue keeps apart: the clock faults that
+	// reach it ([ClockPlan]).
+	Clocks Clocks
 
 	// Snooze is what a snooze does to the attempt it ends. A snooze that
 	// keeps its attempt counted, at the job's last attempt, leaves none:

@@ -18,6 +18,10 @@ type Config struct {
 	// Swarm adds the seed's own faults to Plan: each kind on or off by
 	// seed, with its own count and aim.
 	Swarm bool
+	// SwarmClocks lets the swarm draw the clock faults the queue's clocks
+	// take (target.Policy.Clocks); off, it draws none (a plan's still
+	// strike).
+	SwarmClocks bool
 	// Only keeps these documents (1-based) of the workload, as the
 	// shrinker prints it; nil keeps all.
 	Only []int
@@ -27,7 +31,7 @@ type Config struct {
 
 // DefaultConfig is a standard sweep's: the correct handler, swarm on.
 func DefaultConfig() Config {
-	return Config{Design: TxChecked, Workers: 4, Docs: 8, Tenants: 2, MaxAttempts: 4, Swarm: true}
+	return Config{Design: TxChecked, Workers: 4, Docs: 8, Tenants: 2, MaxAttempts: 4, Swarm: true, SwarmClocks: true}
 }
 
 // Limits of a target run's sizes.

@@ -139,6 +139,15 @@ func Run(ctx context.Context, q target.Queue, cfg Config, seed uint64) (*Result,
 	if err := q.Reset(ctx, scheduler.Derive(seed, streamJitter)); err != nil {
 		return nil, fmt.Errorf("target: reset: %w", err)
 	}
+	clocks, err := clockPlan(r.plan, q.Name(), r.pol.Clocks)
+	if err != nil {
+		return nil, err
+	}
+	if cq, ok := q.(target.ClockedQueue); ok {
+		cq.SetClocks(clocks)
+	} else if !clocks.Empty() {
+		return nil, fmt.Errorf("target %s declares clocks it cannot set (no SetClocks)", q.Name())
+	}
 	r.start()
 	for !r.done && r.err == nil && r.sched.Step() {
 	}

@@ -1,6 +1,7 @@
 package targetsim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/durasim/durasim/boundary"
@@ -23,7 +24,10 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.F
 	past := func() target.Time { return horizon + target.Time(1+s.IntN(10))*target.Second }
 	doc := func() int32 { return int32(1 + s.IntN(cfg.Docs)) }
 	for _, k := range FaultKinds() {
-		if s.IntN(2) == 0 {
+		// A clock fault the queue's clocks cannot take is never drawn
+		// (and draws nothing: the seeds of a queue without clocks of its
+		// own stay as they were).
+		if k.Clock() && (!cfg.SwarmClocks || !takesClock(pol.Clocks, k)) || s.IntN(2) == 0 {
 			continue
 		}
 		on = append(on, k.String())
@@ -51,6 +55,19 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.F
 				if slow := docsOf(out, func(g faults.Fault) bool { return g.Kind == faults.Slow }); len(slow) > 0 && s.IntN(2) == 0 {
 					f.Doc = slow[s.IntN(len(slow))]
 				}
+			case faults.ClockAhead, faults.ClockBehind:
+				// Off by up to twice the horizon: past it, a worker's
+				// clock alone takes a held job back.
+				f.Worker = faults.AnyWorker
+				if s.IntN(4) != 0 {
+					f.Worker = int32(s.IntN(cfg.Workers))
+				}
+				f.At = target.Time(s.IntN(10_000)) * ms
+				f.For = target.Time(1+s.IntN(int(2*max(horizon, target.Second)/ms))) * ms
+			case faults.Zone:
+				f.For = target.Time(1+s.IntN(12)) * 3600 * target.Second
+			case faults.DST:
+				f.At, f.For = target.Time(s.IntN(20_000))*ms, 3600*target.Second
 			case faults.Redrive:
 				f.Doc = doc()
 				// Aim at a document the plan makes fail, if any: a
@@ -66,6 +83,47 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.F
 		}
 	}
 	return out, strings.Join(on, " ")
+}
+
+// takesClock reports whether a queue keeping clocks c takes clock
+// fault kind k: a skew needs process clocks, a zone or a transition
+// local time.
+func takesClock(c target.Clocks, k faults.Kind) bool {
+	if k == faults.ClockAhead || k == faults.ClockBehind {
+		return c.Process
+	}
+	return c.Local
+}
+
+// clockPlan is the run's clock faults as a queue applies them, or an
+// error naming one the queue's clocks cannot take.
+func clockPlan(plan []planned, name string, c target.Clocks) (target.ClockPlan, error) {
+	var p target.ClockPlan
+	for i := range plan {
+		f := &plan[i]
+		if !f.Kind.Clock() {
+			continue
+		}
+		if !takesClock(c, f.Kind) {
+			what := "keeps no process clock of its own that a skew could move"
+			if f.Kind == faults.Zone || f.Kind == faults.DST {
+				what = "reads no local time that a zone or a transition could move"
+			}
+			return p, fmt.Errorf("fault %s: target %s %s (its Policy.Clocks)", f.Fault, name, what)
+		}
+		f.consumed = true // struck from its at= on
+		switch f.Kind {
+		case faults.ClockAhead:
+			p.Skews = append(p.Skews, target.Skew{Worker: f.Worker, From: f.At, By: f.For})
+		case faults.ClockBehind:
+			p.Skews = append(p.Skews, target.Skew{Worker: f.Worker, From: f.At, By: -f.For})
+		case faults.Zone:
+			p.ZoneBehind += f.For
+		case faults.DST:
+			p.DST = append(p.DST, target.Shift{At: f.At, By: f.For})
+		}
+	}
+	return p, nil
 }
 
 // drawCrossing aims a crash or pause: a quarter at the rescuer, the rest

@@ -74,6 +74,7 @@ type targetFlags struct {
 	plan        string
 	planFile    string
 	swarm       bool
+	swarmClocks bool
 	only        string
 	backend     string
 	db          string
@@ -113,6 +114,7 @@ func newTargetFlags(verb string, stderr io.Writer, system string) *targetFlags {
 	fs.StringVar(&f.plan, "plan", "", "explicit fault plan, in the model's form, faults separated by newlines or ';' (crash after_effect nth=1 worker=w1; pause after_fetch nth=1 worker=* for=15s; crash rescuer_after_stuck nth=1; slow doc=3 attempt=1 for=14s; transient doc=2 attempt=*; cancel doc=4 attempt=1; snooze doc=5 attempt=1 for=3s; resubmit doc=1 at=2s; redrive doc=2; few-attempts doc=3 max=1)")
 	fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
+	fs.BoolVar(&f.swarmClocks, "swarm-clocks", true, "let the swarm draw the clock faults (clock-ahead, clock-behind, zone, dst) the target's clocks take")
 	fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	backends, def := []string{backendSQLite, backendPostgres}, ""
 	if f.sys != nil {
@@ -184,7 +186,7 @@ func (f *targetFlags) config() (targetsim.Config, error) {
 	if err != nil {
 		return c, usageErr("%v", err)
 	}
-	c.Design, c.Workers, c.Docs, c.Tenants, c.MaxAttempts, c.Swarm = d, f.workers, f.docs, f.tenants, f.maxAttempts, f.swarm
+	c.Design, c.Workers, c.Docs, c.Tenants, c.MaxAttempts, c.Swarm, c.SwarmClocks = d, f.workers, f.docs, f.tenants, f.maxAttempts, f.swarm, f.swarmClocks
 	if c.Plan, err = readPlan(targetsim.Vocabulary(f.target), f.plan, f.planFile); err != nil {
 		return c, err
 	}

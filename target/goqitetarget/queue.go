@@ -66,7 +66,7 @@ type Queue struct {
 	rand    target.Rand
 }
 
-var _ target.Queue = (*Queue)(nil)
+var _ target.ClockedQueue = (*Queue)(nil)
 
 // Open applies goqite's schema and durasim's tables to the database
 // (url: "" an in-memory SQLite database, or an SQLite file URL; a
@@ -142,12 +142,17 @@ func Version() string {
 //   - a transactional delete (DeleteTx) completes the message whatever
 //     it is doing, and does nothing to one already deleted;
 //   - an operator's redrive sends the message again: its receive count
-//     starts from 0.
+//     starts from 0;
+//   - every timeout is written and compared on the clock of the process
+//     that calls (time.Now().UTC()): a worker's clock off from the
+//     others' moves its receives (Clocks.Process); the UTC() leaves no
+//     local time for a zone to move, and SQLite's strftime is UTC.
 func (q *Queue) Policy() target.Policy {
 	return target.Policy{
 		Lease:              q.cfg.Timeout,
 		LeaseLapses:        true,
 		DeadLetterHeld:     true,
+		Clocks:             target.Clocks{Process: true},
 		Backoff:            target.Backoff{Base: q.cfg.RetryBase, Exponent: 2, Cap: q.cfg.RetryCap},
 		Snooze:             target.AttemptCounted,
 		Retry:              target.RetryResetsAttempts,

@@ -2,7 +2,11 @@ package goqitetarget_test
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/invariants"
 
 	"github.com/durasim/durasim/simtest"
 	"github.com/durasim/durasim/target/goqitetarget"
@@ -25,10 +29,12 @@ func openGoqite(t *testing.T) *goqitetarget.Queue {
 // sweepConfig is targetsim's default workload with the handler goqite
 // needs: goqite has no unique send, so a document sent again is a
 // second message, and the effect must be idempotent by a key of its own
-// (idempotent-key).
+// (idempotent-key). Its swarm draws no clock fault: a worker's clock off
+// from the others' breaks goqite's timeout (TestClockSkewBreaksTheTimeout).
 func sweepConfig() targetsim.Config {
 	cfg := targetsim.DefaultConfig()
 	cfg.Design = targetsim.IdempotentKey
+	cfg.SwarmClocks = false
 	return cfg
 }
 
@@ -37,4 +43,48 @@ func sweepConfig() targetsim.Config {
 // synctest bubble per call, judged by its Policy.
 func TestSweep(t *testing.T) {
 	simtest.SweepTarget(t, openGoqite(t), sweepConfig(), sweepSeeds)
+}
+
+// goqite compares each timeout with the clock of the process that
+// receives: a worker whose clock runs ahead receives a message another
+// worker holds before its timeout (target-consistency: fetched while
+// running), and one that runs behind waits past it. The swarm's clock
+// faults find it on some seeds; every failing seed has a skew in force,
+// the handler's effects hold on all, and the first shrinks to a skew.
+func TestClockSkewBreaksTheTimeout(t *testing.T) {
+	q := openGoqite(t)
+	cfg := sweepConfig()
+	cfg.SwarmClocks = true
+	var first *targetsim.Result
+	for seed := uint64(1); seed <= 60; seed++ {
+		res, err := targetsim.Run(context.Background(), q, cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Failed() {
+			continue
+		}
+		if res.HandlerFailed() || !skewed(res.Realized) {
+			t.Fatalf("seed %d: %v with plan %s: want only the queue's checks, under a skew", seed, res.Violations, res.Realized.OneLine())
+		}
+		if first == nil {
+			first = res
+		}
+	}
+	if first == nil {
+		t.Fatal("no seed of 60 with the swarm's clock faults broke goqite's timeout")
+	}
+	inv := first.Violations[0].Invariant
+	sh, err := targetsim.Shrink(context.Background(), q, cfg, first.Seed, first, inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !skewed(sh.Config.Plan) || inv != invariants.TargetConsistency {
+		t.Fatalf("seed %d shrank to %s breaking %s; want a skew breaking %s", first.Seed, sh.Config.Plan.OneLine(), inv, invariants.TargetConsistency)
+	}
+	t.Logf("seed %d: %s; shrunk: %s", first.Seed, first.Violations[0], sh.Config.Plan.OneLine())
+}
+
+func skewed(p faults.Plan) bool {
+	return slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind == faults.ClockAhead || f.Kind == faults.ClockBehind })
 }
