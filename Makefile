@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro
+.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro
 
 all: test
 
@@ -163,6 +163,21 @@ river-compat: river-repro
 river-repro:
 	cd target/rivertarget/testdata/riverrepro && $(GO) test -count=1 ./...
 	cd target/rivertarget/testdata/riverrepro/v047 && $(GO) test -count=1 ./...
+
+# goqite's releases (the same script, COMPAT_TARGET=goqite): the old
+# module path's github.com/maragudk/goqite v0.2.3 (a copy with its module
+# path rewritten, built with -tags goqite_v02) and maragu.dev/goqite
+# v0.4.0 must build and sweep `durasim run -target goqite -design
+# idempotent-key -seeds 1:500` to a verdict. First, goqite's behaviours
+# reproduced without durasim (goqite-repro).
+GOQITE_VERSIONS ?= github.com/maragudk/goqite@v0.2.3 maragu.dev/goqite@v0.4.0
+goqite-compat: goqite-repro
+	COMPAT_TARGET=goqite GOQITE_VERSIONS="$(GOQITE_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
+
+# goqite's behaviours durasim found, as plain Go tests against goqite
+# alone (target/goqitetarget/testdata/goqiterepro: goqite v0.4.0).
+goqite-repro:
+	cd target/goqitetarget/testdata/goqiterepro && $(GO) test -count=1 ./...
 
 # Benchmarks (benchstat-friendly: `make bench BENCHCOUNT=10 > new.txt`),
 # then durasim against a bare event loop, synctest and clock.Mock.

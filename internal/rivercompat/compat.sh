@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# compat.sh — durasim's River adapter against other River releases
-# (make river-compat).
+# compat.sh — durasim's adapter of a queue against other releases of it
+# (make river-compat, make goqite-compat).
 #
 #   internal/rivercompat/compat.sh [VERSION...]
 #   RIVER_VERSIONS="v0.49.0 v0.50.0" internal/rivercompat/compat.sh
+#   COMPAT_TARGET=goqite internal/rivercompat/compat.sh [MODULE@VERSION...]
+#
+# COMPAT_TARGET names the target (river, the default, or goqite); what
+# follows says River's, and the goqite differences are at the end of this
+# comment.
 #
 # For each version (arguments, else $RIVER_VERSIONS, else the oldest and
 # the newest supported: v0.47.0 and v0.51.2) it copies the repository's
@@ -50,14 +55,34 @@
 # counterexample and replay command) is kept in $RIVER_COMPAT_OUT
 # (default tmp/river-compat/<version>.log). RIVER_COMPAT_KEEP=1 keeps the
 # copies. GO names the go command (default go).
+#
+# goqite (COMPAT_TARGET=goqite, make goqite-compat): each version is a
+# MODULE@VERSION (arguments, else $GOQITE_VERSIONS, else
+# github.com/maragudk/goqite@v0.2.3 maragu.dev/goqite@v0.4.0). Step 1 is
+# go get maragu.dev/goqite@VERSION, or, for the old module path, a copy
+# of that module in third_party/goqite with its module path and imports
+# rewritten to maragu.dev/goqite, replaced in, and every build with
+# -tags goqite_v02 (target/goqitetarget/api_v02.go: v0.2.3's NewOpts and
+# schema). The sweep is `run -target goqite -design idempotent-key` (the
+# handler goqite needs: it has no unique send); the pinned release is
+# maragu.dev/goqite's in go.mod, and the summary must name the version.
 set -euo pipefail
 
+TARGET=${COMPAT_TARGET:-river}
+case $TARGET in
+river | goqite) ;;
+*)
+	echo "compat.sh: unknown COMPAT_TARGET $TARGET (want river or goqite)" >&2
+	exit 2
+	;;
+esac
+
 GO=${GO:-go}
-SEEDS=${RIVER_COMPAT_SEEDS:-1:500}
+SEEDS=${RIVER_COMPAT_SEEDS:-${GOQITE_COMPAT_SEEDS:-1:500}}
 MODULES=(river river/riverdriver river/riverdriver/riversqlite river/riverdriver/riverpgxv5 river/rivertype river/rivershared)
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=${RIVER_COMPAT_OUT:-$repo/tmp/river-compat}
+out=${RIVER_COMPAT_OUT:-$repo/tmp/$TARGET-compat}
 
 usage() {
 	echo "usage: $0 [vX.Y.Z ...]   (or RIVER_VERSIONS=\"vX.Y.Z ...\"; RIVER_COMPAT_SEEDS=A:B)" >&2
@@ -65,19 +90,54 @@ usage() {
 }
 
 versions=("$@")
-if [ ${#versions[@]} -eq 0 ]; then
+if [ ${#versions[@]} -eq 0 ] && [ "$TARGET" = river ]; then
 	read -r -a versions <<<"${RIVER_VERSIONS:-v0.47.0 v0.51.2}"
+elif [ ${#versions[@]} -eq 0 ]; then
+	read -r -a versions <<<"${GOQITE_VERSIONS:-github.com/maragudk/goqite@v0.2.3 maragu.dev/goqite@v0.4.0}"
 fi
 [ ${#versions[@]} -gt 0 ] || usage
+semver='v[0-9]+\.[0-9]+\.[0-9]+([-+].*)?'
 for v in "${versions[@]}"; do
-	[[ $v =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-+].*)?$ ]] || { echo "compat.sh: bad version $v" >&2; usage; }
+	if [ "$TARGET" = river ]; then
+		[[ $v =~ ^$semver$ ]] || { echo "compat.sh: bad version $v" >&2; usage; }
+	else
+		[[ $v =~ ^(maragu\.dev/goqite|github\.com/maragudk/goqite)@$semver$ ]] || { echo "compat.sh: bad goqite version $v (want MODULE@vX.Y.Z)" >&2; usage; }
+	fi
 done
 [[ $SEEDS =~ ^([0-9]+):([0-9]+)$ ]] || { echo "compat.sh: bad RIVER_COMPAT_SEEDS $SEEDS" >&2; usage; }
 seed_lo=${BASH_REMATCH[1]} seed_hi=${BASH_REMATCH[2]}
 [ "$seed_lo" -le "$seed_hi" ] || usage
 
-pinned=$(awk '$1 == "github.com/riverqueue/river" { print $2; exit }' "$repo/go.mod")
-[ -n "$pinned" ] || { echo "compat.sh: go.mod pins no github.com/riverqueue/river" >&2; exit 2; }
+pinmod=github.com/riverqueue/river
+[ "$TARGET" = river ] || pinmod=maragu.dev/goqite
+pinned=$(awk -v m="$pinmod" '$1 == m { print $2; exit }' "$repo/go.mod")
+[ -n "$pinned" ] || { echo "compat.sh: go.mod pins no $pinmod" >&2; exit 2; }
+tags=() sweep_args=()
+[ "$TARGET" = river ] || sweep_args=(-design idempotent-key)
+
+# prepare DIR VERSION: the copy in DIR switched to VERSION of the target
+# (tags: the build tags it then needs).
+prepare() {
+	local dir=$1 v=$2 m d gets=()
+	tags=()
+	if [ "$TARGET" = river ]; then
+		for m in "${MODULES[@]}"; do gets+=("github.com/riverqueue/$m@$v"); done
+		(cd "$dir" && "$GO" get "${gets[@]}")
+		return
+	fi
+	case $v in
+	maragu.dev/goqite@*) (cd "$dir" && "$GO" get "$v") ;;
+	github.com/maragudk/goqite@*)
+		d=$(cd "$dir" && "$GO" mod download -json "$v" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+		[ -n "$d" ] || return 1
+		mkdir -p "$dir/third_party" && cp -r "$d" "$dir/third_party/goqite" && chmod -R u+w "$dir/third_party/goqite"
+		sed -i '1s#.*#module maragu.dev/goqite#' "$dir/third_party/goqite/go.mod"
+		grep -rl 'github.com/maragudk/goqite' "$dir/third_party/goqite" --include='*.go' | xargs -r sed -i 's#github.com/maragudk/goqite#maragu.dev/goqite#g'
+		(cd "$dir" && "$GO" mod edit -replace maragu.dev/goqite=./third_party/goqite)
+		tags=(-tags goqite_v02)
+		;;
+	esac
+}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/river-compat.XXXXXX")
 cleanup() { [ "${RIVER_COMPAT_KEEP:-}" = 1 ] && echo "copies kept in $work" >&2 || rm -rf "$work"; }
@@ -115,9 +175,9 @@ sweep() {
 	while [ ${#todo[@]} -gt 0 ]; do
 		lo=${todo[0]%:*} hi=${todo[0]#*:}
 		todo=("${todo[@]:1}")
-		echo "== durasim run -target river -seeds $lo:$hi" >>"$log"
+		echo "== durasim run -target $TARGET ${sweep_args[*]} -seeds $lo:$hi" >>"$log"
 		rc=0
-		"$bin" run -target river -seeds "$lo:$hi" >"$work/seg.out" 2>"$work/seg.err" || rc=$?
+		"$bin" run -target "$TARGET" "${sweep_args[@]}" -seeds "$lo:$hi" >"$work/seg.out" 2>"$work/seg.err" || rc=$?
 		cat "$work/seg.out" "$work/seg.err" >>"$log"
 		echo "== exit $rc" >>"$log"
 		seg_exits+=("$rc")
@@ -154,8 +214,8 @@ tally() {
 		elif [[ $line =~ $violations_re ]]; then
 			failing=$((failing + BASH_REMATCH[1]))
 			handler=$((handler + ${BASH_REMATCH[3]:-0})) queue_only=$((queue_only + ${BASH_REMATCH[4]:-0}))
-		elif [[ $line =~ ^target\ +river\ +([^ ]+) ]] && [ "${BASH_REMATCH[1]}" != "$want" ]; then
-			sweep_bad="ran River ${BASH_REMATCH[1]}, not $want"
+		elif [[ $line =~ ^target\ +$TARGET\ +([^ ]+) ]] && [ "${BASH_REMATCH[1]}" != "${want##*@}" ]; then
+			sweep_bad="ran $TARGET ${BASH_REMATCH[1]}, not ${want##*@}"
 		fi
 	done <"$1"
 }
@@ -169,23 +229,22 @@ join() {
 }
 
 pass=1
-printf 'river-compat: seeds %s, go.mod pins %s, logs in %s\n' "$SEEDS" "$pinned" "$out"
+printf '%s-compat: seeds %s, go.mod pins %s, logs in %s\n' "$TARGET" "$SEEDS" "$pinned" "$out"
 for want in "${versions[@]}"; do
 	start=$SECONDS
-	log=$out/$want.log
+	ver=${want##*@}
+	log=$out/${want//\//_}.log
 	: >"$log"
-	dir=$work/$want
+	dir=$work/${want//\//_}
 	copy_tree "$dir"
-	gets=()
-	for m in "${MODULES[@]}"; do gets+=("github.com/riverqueue/$m@$want"); done
 	build=ok cli=ok
-	if ! (cd "$dir" && "$GO" get "${gets[@]}") >>"$log" 2>&1; then
+	if ! prepare "$dir" "$want" >>"$log" 2>&1; then
 		build="FAILED (go get)" cli=""
-	elif ! (cd "$dir" && "$GO" build ./...) >>"$log" 2>"$work/build.err"; then
+	elif ! (cd "$dir" && "$GO" build "${tags[@]}" ./...) >>"$log" 2>"$work/build.err"; then
 		cat "$work/build.err" >>"$log"
 		build="FAILED in $(grep '^# ' "$work/build.err" | sed 's/^# //' | paste -sd, -)"
 	fi
-	if [ -n "$cli" ] && ! (cd "$dir" && "$GO" build -o bin/durasim ./cmd/durasim) >>"$log" 2>&1; then
+	if [ -n "$cli" ] && ! (cd "$dir" && "$GO" build "${tags[@]}" -o bin/durasim ./cmd/durasim) >>"$log" 2>&1; then
 		cli=""
 	fi
 	verdict=ok
@@ -194,10 +253,10 @@ for want in "${versions[@]}"; do
 		sweep "$dir/bin/durasim" "$log"
 		if [ -n "$sweep_bad" ] || [ ${#aborted[@]} -gt 0 ]; then
 			verdict=FAIL
-		elif at_least "$want" "$pinned" && [ "$handler" -gt 0 ]; then
+		elif at_least "$ver" "$pinned" && [ "$handler" -gt 0 ]; then
 			verdict=FAIL
-		elif at_least "$want" "$pinned" && [ "$failing" -gt 0 ] && [ $verdict = ok ]; then
-			verdict="ok (River's own findings reported, not failed)"
+		elif at_least "$ver" "$pinned" && [ "$failing" -gt 0 ] && [ $verdict = ok ]; then
+			verdict="ok ($TARGET's own findings reported, not failed)"
 		elif [ "$failing" -gt 0 ] && [ $verdict = ok ]; then
 			verdict="ok (older than $pinned: violations reported, not failed)"
 		fi
@@ -222,8 +281,8 @@ for want in "${versions[@]}"; do
 done
 
 if [ $pass = 1 ]; then
-	echo "river-compat: PASS"
+	echo "$TARGET-compat: PASS"
 	exit 0
 fi
-echo "river-compat: FAIL (see the logs)"
+echo "$TARGET-compat: FAIL (see the logs)"
 exit 1

@@ -17,6 +17,8 @@ const (
 	schemaFile = "schema_sqlite.sql"
 	// hasPostgres: this release runs on PostgreSQL (NewOpts.SQLFlavor).
 	hasPostgres = false
+	// apiRelease: "" (Version reads the module's build information).
+	apiRelease = ""
 )
 
 // newGoqite is goqite.New for one queue name on db.

@@ -110,6 +110,9 @@ func (q *Queue) Close() error    { return q.db.Close() }
 // Version is the goqite release this binary was built with, from its
 // module information ("(devel)" when there is none).
 func Version() string {
+	if apiRelease != "" {
+		return apiRelease
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, m := range bi.Deps {
 			if m.Path == modulePath {
