@@ -19,6 +19,17 @@ import (
 type conn struct {
 	q     *Queue
 	actor string
+	// held is the goqite message each job this actor received was, as
+	// its worker keeps the goqite.Message it got: its calls name that id
+	// (an operator's redrive since sent the job as another message).
+	held map[target.JobID]goqite.ID
+}
+
+// gone reports whether the message this actor received of j is no longer
+// j's: redriven since, so goqite's calls by its id act on nothing.
+func (c *conn) gone(j job) bool {
+	m, ok := c.held[j.ID]
+	return ok && m != j.msg
 }
 
 func (c *conn) begin(ctx context.Context) (*sql.Tx, error) {
@@ -129,12 +140,16 @@ func (c *conn) receive(ctx context.Context, now target.Time, maxReceive int) (ta
 			return err
 		}
 		got = true
+		if c.held == nil {
+			c.held = map[target.JobID]goqite.ID{}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE durasim_job SET note = $1, attempted_at = $2,
 			attempted_by = CASE WHEN attempted_by = '' THEN $3 ELSE attempted_by || ',' || $3 END WHERE msg = $4`,
 			noteReceived, now, c.actor, string(m.ID)); err != nil {
 			return err
 		}
 		j, err = readJob(ctx, tx, "j.msg = $1", string(m.ID))
+		c.held[j.ID] = m.ID
 		return err
 	})
 	return j.Job, got, err
@@ -196,7 +211,7 @@ func (c *conn) Report(ctx context.Context, now target.Time, fetched target.Job, 
 		// A dead letter's timeout no longer matters: an error or a
 		// snooze leaves it dead.
 		dead := j.note == noteDead && (r.Outcome == target.Errored || r.Outcome == target.Snooze)
-		if j.live && !dead {
+		if j.live && !dead && !c.gone(j) {
 			if err := c.report(ctx, tx, now, j, fetched, r); err != nil {
 				return err
 			}
@@ -292,10 +307,13 @@ func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued,
 	return out, err
 }
 
-// Retry is an operator's redrive: goqite has none, so a dead letter is
-// deleted and its body sent again, and a cancelled (deleted) job's sent
-// again, as the same job, its receive count from 0. Any other job is
-// left as it is.
+// Retry is an operator's redrive; goqite has none. A dead letter, still
+// in goqite's table, is made receivable again in place, as a user does
+// with SQL on goqite's schema (received 0, timeout now on the operator's
+// clock): the same message, so its earlier receivers' calls still reach
+// it (no receipts). A cancelled job, whose message goqite deleted, is
+// sent again as a new message of the same job. Either way its receive
+// count starts from 0. Any other job is left as it is.
 func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
 	var out target.Job
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
@@ -303,15 +321,19 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 		if err != nil {
 			return err
 		}
-		if j.note == noteDead || j.note == noteCancelled {
+		switch {
+		case j.note == noteDead && j.live:
+			stamp := c.q.clk.process(c.actor, now).UTC().Format(stampLayout)
+			if _, err := tx.ExecContext(ctx, "UPDATE goqite SET received = 0, timeout = $1 WHERE id = $2", stamp, string(j.msg)); err != nil {
+				return err
+			}
+			if err := setNote(ctx, tx, id, noteRedriven, "finalized_at = 0"); err != nil {
+				return err
+			}
+		case j.note == noteDead || j.note == noteCancelled:
 			gq, _ := c.q.goqite(j.MaxAttempts)
 			var msg goqite.ID
 			err := c.q.at(c.actor, now, func() error {
-				if j.live {
-					if err := gq.DeleteTx(ctx, tx, j.msg); err != nil {
-						return err
-					}
-				}
 				var err error
 				msg, err = gq.SendAndGetIDTx(ctx, tx, goqite.Message{Body: encodeBody(j.Kind, j.Args)})
 				return err
@@ -322,12 +344,13 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 			if err := setNote(ctx, tx, id, noteRedriven, "msg = $2, received = 0, finalized_at = 0", string(msg)); err != nil {
 				return err
 			}
-			if j, err = byID(ctx, tx, id); err != nil {
-				return err
-			}
+		default:
+			out = j.Job
+			return nil
 		}
+		j, err = byID(ctx, tx, id)
 		out = j.Job
-		return nil
+		return err
 	})
 	return out, err
 }

@@ -41,7 +41,7 @@ func (t *handlerTx) Complete(ctx context.Context, now target.Time, fetched targe
 	if err != nil {
 		return target.Job{}, err
 	}
-	if j.live {
+	if j.live && !t.c.gone(j) {
 		if err := t.c.del(ctx, t.tx, now, j, noteCompleted); err != nil {
 			return target.Job{}, err
 		}
