@@ -60,6 +60,10 @@
 // Package [github.com/durasim/durasim/target/rivertarget] drives River
 // (github.com/riverqueue/river) through its driver API, on SQLite and on
 // PostgreSQL, and declares River's rules (rivertarget.Rules). Package
+// [github.com/durasim/durasim/target/goqitetarget] drives goqite
+// (maragu.dev/goqite), an SQS-style queue on SQLite, its clock in
+// synctest bubbles, its rules (a lease that lapses, no receipts, no
+// unique send) declared in its Policy. Package
 // [github.com/durasim/durasim/examples/ownqueue] is a queue written as a
 // user would, in memory, with rules unlike River's (a visibility
 // timeout, receipts, a dead letter after its last receive), and its

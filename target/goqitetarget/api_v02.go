@@ -21,9 +21,8 @@ import (
 // is the whole program's), so its Policy.Clocks says Process only, as
 // v0.4.0's.
 const (
-	modulePath  = "maragu.dev/goqite"
-	schemaFile  = "schema.sql"
-	hasPostgres = false
+	modulePath = "maragu.dev/goqite"
+	schemaFile = "schema.sql"
 	// apiRelease is the release this file is, for Version (the replaced
 	// module's build information names no version).
 	apiRelease = "v0.2.3"

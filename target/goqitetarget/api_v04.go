@@ -15,19 +15,13 @@ import (
 const (
 	modulePath = "maragu.dev/goqite"
 	schemaFile = "schema_sqlite.sql"
-	// hasPostgres: this release runs on PostgreSQL (NewOpts.SQLFlavor).
-	hasPostgres = false
 	// apiRelease: "" (Version reads the module's build information).
 	apiRelease = ""
 )
 
 // newGoqite is goqite.New for one queue name on db.
-func newGoqite(db *sql.DB, backend, name string, maxReceive int, timeout time.Duration) *goqite.Queue {
-	flavor := goqite.SQLFlavorSQLite
-	if backend == Postgres {
-		flavor = goqite.SQLFlavorPostgreSQL
-	}
-	return goqite.New(goqite.NewOpts{DB: db, Name: name, MaxReceive: maxReceive, Timeout: timeout, SQLFlavor: flavor})
+func newGoqite(db *sql.DB, _, name string, maxReceive int, timeout time.Duration) *goqite.Queue {
+	return goqite.New(goqite.NewOpts{DB: db, Name: name, MaxReceive: maxReceive, Timeout: timeout, SQLFlavor: goqite.SQLFlavorSQLite})
 }
 
 // goqiteSchemaSQLite is goqite's schema_sqlite.sql (v0.4.0) as a user

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -18,11 +17,9 @@ import (
 	"github.com/durasim/durasim/target"
 )
 
-// Backends.
-const (
-	SQLite   = "sqlite"
-	Postgres = "postgres"
-)
+// SQLite is the one backend offered (goqite v0.4.0's PostgreSQL flavour
+// is not yet: its schema stamps now(), which durasim does not own there).
+const SQLite = "sqlite"
 
 // Config is the settings of goqite's queues and of the client logic a
 // user writes around them.
@@ -84,16 +81,8 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 	switch backend {
 	case SQLite:
 		q.db, err = openSQLite(ctx, url, q)
-	case Postgres:
-		if !hasPostgres {
-			return nil, fmt.Errorf("goqitetarget: %s %s has no PostgreSQL flavour", modulePath, Version())
-		}
-		if url == "" {
-			return nil, errors.New("goqitetarget: postgres needs a URL")
-		}
-		q.db, err = openPostgres(ctx, url, q)
 	default:
-		return nil, fmt.Errorf("goqitetarget: unknown backend %q (want %s or %s)", backend, SQLite, Postgres)
+		return nil, fmt.Errorf("goqitetarget: unknown backend %q (want %s: PostgreSQL is not offered yet)", backend, SQLite)
 	}
 	if err != nil {
 		return nil, err
@@ -173,11 +162,7 @@ func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
 			return err
 		}
 	}
-	if q.backend == SQLite {
-		_, err := q.db.ExecContext(ctx, "DELETE FROM sqlite_sequence")
-		return err
-	}
-	_, err := q.db.ExecContext(ctx, "ALTER SEQUENCE durasim_job_seq_seq RESTART; ALTER SEQUENCE durasim_effect_id_seq RESTART")
+	_, err := q.db.ExecContext(ctx, "DELETE FROM sqlite_sequence")
 	return err
 }
 
@@ -338,8 +323,7 @@ func virt(w time.Time) target.Time { return target.Time(scheduler.FromWall(w)) }
 // goqite's timestamp format (its rfc3339Milli): UTC, milliseconds.
 const stampLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// parseTimeout reads goqite's timeout column: text on SQLite, a
-// timestamptz on PostgreSQL.
+// parseTimeout reads goqite's timeout column (text on SQLite).
 func parseTimeout(v any) (target.Time, error) {
 	switch t := v.(type) {
 	case time.Time:

@@ -27,14 +27,8 @@ func (System) About() string {
 	return "goqite " + Version() + " through its queue API, its clock in a synctest bubble"
 }
 
-// Backends are goqite's databases: SQLite (in memory) first, and
-// PostgreSQL where the release has its flavour.
-func (System) Backends() []string {
-	if hasPostgres {
-		return []string{SQLite, Postgres}
-	}
-	return []string{SQLite}
-}
+// Backends are goqite's databases durasim offers: SQLite (in memory).
+func (System) Backends() []string { return []string{SQLite} }
 
 // Flags registers goqite's own setting, -goqite-timeout (NewOpts.Timeout,
 // the visibility timeout), and opens goqite with it.
