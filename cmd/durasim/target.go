@@ -114,7 +114,7 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
 		fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, 1 to %d, each on a database of its own (postgres: with -scratch-db); results are folded in seed order, so the output does not depend on it", maxParallel))
-		fs.StringVar(&f.shard, "shard", "", "i/n: run only the seeds s of the range A:B with (s-A) % n == i, 0 <= i < n")
+		fs.StringVar(&f.shard, "shard", "", shardUsage)
 	}
 	return f
 }
@@ -261,7 +261,7 @@ func (f *targetFlags) sweepRunners(ctx context.Context, q target.Queue, cfg targ
 	i, n := uint64(0), uint64(1)
 	if f.shard != "" {
 		var err error
-		if i, n, err = parseShard(f.shard); err != nil {
+		if i, n, err = parseShard(f.shard, os.LookupEnv); err != nil {
 			return nil, nil, nil, err
 		}
 	}
