@@ -80,6 +80,7 @@ type targetFlags struct {
 	check       bool
 	parallel    int
 	shard       string
+	trials      int          // mutants
 	pages       *targetPages // html_target.go
 }
 
@@ -110,6 +111,9 @@ func newTargetFlags(verb string, stderr io.Writer) *targetFlags {
 		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
 	}
 	f.pages = addTargetPageFlags(fs, verb)
+	if verb == "mutants" {
+		addTargetMutantsFlags(f) // target_mutants.go: -trials, -json
+	}
 	if verb == "run" {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
@@ -228,7 +232,7 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return targetMutants(ctx, q, cfg, rng, f.target, f.backend, stdout)
+		return targetMutants(ctx, q, cfg, rng, f, stdout)
 	}
 	seeds, err := f.seedList(1, 1)
 	if err != nil {
