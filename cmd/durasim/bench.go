@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 // benchCommand is `durasim bench`; withT supplies the *testing.T that
 // testing/synctest needs (a test passes its own).
 func benchCommand(args []string, stdout, stderr io.Writer, wt withT) error {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-target" || strings.HasPrefix(a, "-target=") || a == "--target" }) {
+		return benchTargetCommand(args, stdout, stderr) // bench_target.go
+	}
 	fs := flag.NewFlagSet("durasim bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print one JSON object")

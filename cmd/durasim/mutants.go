@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/durasim/durasim/internal/catchtime"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/sim"
 )
@@ -28,9 +29,12 @@ type mutantRow struct {
 	FirstSeed    uint64    `json:"first_seed,omitempty"`
 	Seeds        statBlock `json:"seeds_to_first_catch"`
 	WallMS       statBlock `json:"wall_ms_to_first_catch"`
-	Shrunk       *sizeJSON `json:"shrunk,omitempty"`
-	Reproduce    string    `json:"reproduce,omitempty"`
-	Exposing     []string  `json:"exposing_boundaries,omitempty"`
+	// TimeToCatch is the headline: seeds to catch times the seconds a
+	// seed of this variant's search costs, the median over trials.
+	TimeToCatch catchtime.Figure `json:"time_to_catch"`
+	Shrunk      *sizeJSON        `json:"shrunk,omitempty"`
+	Reproduce   string           `json:"reproduce,omitempty"`
+	Exposing    []string         `json:"exposing_boundaries,omitempty"`
 }
 
 type statBlock struct {
@@ -199,15 +203,19 @@ func firstCatch(variant string, seeds []uint64) search {
 func mutantRowOf(name string, trials []search) mutantRow {
 	d, _ := model.LookupDesign(name)
 	row := mutantRow{Name: name, Source: d.Source}
+	var wall time.Duration
+	ran := 0
 	for _, s := range trials {
 		row.Seeds.Trials = append(row.Seeds.Trials, float64(s.tried))
 		row.WallMS.Trials = append(row.WallMS.Trials, float64(s.wall.Microseconds())/1000)
+		wall, ran = wall+s.wall, ran+s.tried
 		if s.res != nil {
 			row.CaughtTrials++
 		}
 	}
-	row.Seeds.Median, row.Seeds.Worst = medianWorst(row.Seeds.Trials)
-	row.WallMS.Median, row.WallMS.Worst = medianWorst(row.WallMS.Trials)
+	row.Seeds.Median, row.Seeds.Worst = catchtime.MedianWorst(row.Seeds.Trials)
+	row.WallMS.Median, row.WallMS.Worst = catchtime.MedianWorst(row.WallMS.Trials)
+	row.TimeToCatch = catchtime.Of(row.Seeds.Trials, wall, ran)
 	first := trials[0].res
 	if first == nil {
 		return row
@@ -226,20 +234,6 @@ func mutantRowOf(name string, trials []search) mutantRow {
 		row.Reproduce, _ = (*simFlags)(nil).reproducer("").Line("replay", "", c, sh.Seed)
 	}
 	return row
-}
-
-func medianWorst(xs []float64) (median, worst float64) {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0, 0
-	}
-	if n := len(s); n%2 == 1 {
-		median = s[n/2]
-	} else {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
-	return median, s[len(s)-1]
 }
 
 func correctSweep(seeds []uint64) correctJSON {
@@ -282,22 +276,24 @@ func parallelDo(n int, f func(i int)) {
 
 func writeMutants(w io.Writer, rep *mutantsReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tcaught\tinvariant(s)\tseeds to catch\twall to catch\tshrunk faults/jobs/workers/events\n")
+	fmt.Fprintf(tw, "variant\tcaught\tinvariant(s)\tseeds to catch\twall to catch\ttime to catch\tshrunk faults/jobs/workers/events\n")
 	for _, r := range rep.Variants {
 		caught := "NO"
 		if r.Caught {
 			caught = fmt.Sprintf("yes %d/%d", r.CaughtTrials, rep.Trials)
 		}
 		seeds, wall := fmt.Sprintf("%.0f", r.Seeds.Trials[0]), fmt.Sprintf("%.1fms", r.WallMS.Trials[0])
+		ttc := fmt.Sprintf("%.1fms", 1000*r.TimeToCatch.Trials[0])
 		if rep.Trials > 1 {
 			seeds = fmt.Sprintf("median %.0f, worst %.0f", r.Seeds.Median, r.Seeds.Worst)
 			wall = fmt.Sprintf("median %.1fms", r.WallMS.Median)
+			ttc = fmt.Sprintf("median %.1fms", 1000*r.TimeToCatch.MedianSeconds)
 		}
 		size := "-"
 		if s := r.Shrunk; s != nil {
 			size = fmt.Sprintf("%d/%d/%d/%d", s.Faults, s.Jobs, s.Workers, s.Events)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, caught, strings.Join(r.Invariants, ","), seeds, wall, size)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, caught, strings.Join(r.Invariants, ","), seeds, wall, ttc, size)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ncorrect design over seeds %s: %d seeds, %d with a violation\n", rep.Seeds, rep.Correct.Seeds, rep.Correct.Violations)

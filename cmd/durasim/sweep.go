@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -34,7 +33,7 @@ func addSweepFlags(fs *flag.FlagSet) *sweepFlags {
 	s := &sweepFlags{}
 	fs.IntVar(&s.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, one per OS thread, 1 to %d, and at most %d GiB of seeds in memory at once; results are folded in seed order, so the output does not depend on it", maxParallel, maxSweepBytes>>30))
 	fs.BoolVar(&s.json, "json", false, "print JSON lines: one per seed with violations, then one summary line")
-	fs.StringVar(&s.shard, "shard", "", "i/n: run only the seeds s of the range A:B with (s-A) % n == i, 0 <= i < n")
+	fs.StringVar(&s.shard, "shard", "", shardUsage)
 	fs.StringVar(&s.html, "html", "", "with one seed that fails: write its interactive timeline (the shrunk counterexample, then the whole run) to this HTML file")
 	fs.StringVar(&s.htmlDir, "html-dir", "", "write the interactive timeline of every failing seed to DIR/seed-N.html (created if missing)")
 	return s
@@ -53,9 +52,10 @@ func (s *sweepFlags) seeds(r seedRange, cfg sim.Config, explicitParallel bool, s
 	i, n := uint64(0), uint64(1)
 	if s.shard != "" {
 		var err error
-		if i, n, err = parseShard(s.shard); err != nil {
+		if i, n, err = parseShard(s.shard, os.LookupEnv); err != nil {
 			return nil, err
 		}
+		s.shard = fmt.Sprintf("%d/%d", i, n) // the summary names the shard that ran, whatever variable gave it
 	}
 	seeds, err := r.list(i, n)
 	if err != nil {
@@ -90,20 +90,6 @@ const (
 
 func seedBytes(cfg sim.Config) int64 {
 	return int64(cfg.Docs)*docBytes + int64(cfg.Workers)*workerBytes + baseSeedBytes
-}
-
-func parseShard(s string) (i, n uint64, err error) {
-	bad := usageErr("invalid -shard %q: want i/n with 0 <= i < n", s)
-	a, b, ok := strings.Cut(s, "/")
-	if !ok {
-		return 0, 0, bad
-	}
-	i, err1 := strconv.ParseUint(a, 10, 64)
-	n, err2 := strconv.ParseUint(b, 10, 64)
-	if err1 != nil || err2 != nil || i >= n {
-		return 0, 0, bad
-	}
-	return i, n, nil
 }
 
 // sweep runs every seed, prints the summary (text, or JSON lines) and, for

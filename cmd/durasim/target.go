@@ -83,6 +83,7 @@ type targetFlags struct {
 	check       bool
 	parallel    int
 	shard       string
+	trials      int          // mutants
 	pages       *targetPages // html_target.go
 }
 
@@ -131,11 +132,14 @@ func newTargetFlags(verb string, stderr io.Writer, system string) *targetFlags {
 		fs.StringVar(&f.seeds, "seeds", "", "seed range A:B (inclusive); mutants: 1:200 unless given")
 	}
 	f.pages = addTargetPageFlags(fs, verb)
+	if verb == "mutants" {
+		addTargetMutantsFlags(f) // target_mutants.go: -trials, -json
+	}
 	if verb == "run" {
 		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
 		fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, 1 to %d, each on a database of its own (postgres: with -scratch-db); results are folded in seed order, so the output does not depend on it", maxParallel))
-		fs.StringVar(&f.shard, "shard", "", "i/n: run only the seeds s of the range A:B with (s-A) % n == i, 0 <= i < n")
+		fs.StringVar(&f.shard, "shard", "", shardUsage)
 	}
 	return f
 }
@@ -289,7 +293,7 @@ func cmdTarget(verb string, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return targetMutants(ctx, q, cfg, rng, f.target, f.backend, stdout)
+		return targetMutants(ctx, q, cfg, rng, f, stdout)
 	}
 	seeds, err := f.seedList(1, 1)
 	if err != nil {
@@ -322,7 +326,7 @@ func (f *targetFlags) sweepRunners(ctx context.Context, q target.Queue, cfg targ
 	i, n := uint64(0), uint64(1)
 	if f.shard != "" {
 		var err error
-		if i, n, err = parseShard(f.shard); err != nil {
+		if i, n, err = parseShard(f.shard, os.LookupEnv); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -141,10 +141,10 @@ func TestTargetReplayFinding(t *testing.T) {
 // traces' folded hash; and the shards of a range add up to it.
 func TestTargetParallelAgreesWithSerial(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs River on SQLite over 200 seeds, twice")
+		t.Skip("runs River on SQLite over 500 seeds, twice")
 	}
-	serial, errS, codeS := cli("run", "-target", "river", "-seeds", "1:200", "-parallel", "1", "-json")
-	parallel, errP, codeP := cli("run", "-target", "river", "-seeds", "1:200", "-parallel", "2", "-json")
+	serial, errS, codeS := cli("run", "-target", "river", "-seeds", "1:500", "-parallel", "1", "-json")
+	parallel, errP, codeP := cli("run", "-target", "river", "-seeds", "1:500", "-parallel", "2", "-json")
 	if codeS != codeP || serial != parallel || errS != errP {
 		t.Fatalf("-parallel 1: exit %d, -parallel 2: exit %d; same JSON %v\n%s\n%s%s%s", codeS, codeP, serial == parallel, serial, parallel, errS, errP)
 	}
@@ -153,7 +153,7 @@ func TestTargetParallelAgreesWithSerial(t *testing.T) {
 		Traces  string `json:"traces"`
 		Planned int    `json:"planned"`
 	}
-	if err := json.Unmarshal([]byte(serial), &sum); err != nil || sum.Seeds != 200 || sum.Planned != 200 || len(sum.Traces) != 16 {
+	if err := json.Unmarshal([]byte(serial), &sum); err != nil || sum.Seeds != 500 || sum.Planned != 500 || len(sum.Traces) != 16 {
 		t.Fatalf("summary %+v (%v):\n%s", sum, err, serial)
 	}
 	seeds := 0

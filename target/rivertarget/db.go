@@ -85,6 +85,9 @@ func openPostgres(ctx context.Context, url string) (*pgDB, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	cfg.MaxConns, cfg.MinConns = 1, 0
+	// pgx's default, stated: each SQL text prepared once per connection
+	// and reused, as package sqlprep does for SQLite.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
