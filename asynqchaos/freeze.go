@@ -2,6 +2,7 @@ package asynqchaos
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -83,19 +84,39 @@ func (o *orch) Freeze(_ context.Context, running []crash.Child) *crash.Freeze {
 	o.mu.Lock()
 	h := hs[o.rng.IntN(len(hs))]
 	o.mu.Unlock()
+	child := running[slices.IndexFunc(running, func(c crash.Child) bool { return c.Name == h.proc })]
+	held := true
 	return &crash.Freeze{Child: h.proc, Max: o.cfg.MaxFreeze, Poll: 250 * time.Millisecond,
-		Frozen:  func(context.Context) { o.frozen(h) },
-		Thaw:    func(context.Context) (string, bool) { return o.takenOver(h) },
+		// The history was read before the SIGSTOP: the task may have been
+		// done since. Stopped, the child's history is what it holds.
+		Frozen: func(context.Context) { h, held = o.frozen(child, h) },
+		Thaw: func(context.Context) (string, bool) {
+			if !held {
+				return "held_nothing", true
+			}
+			return o.takenOver(h)
+		},
 		Thawing: func(why string) { o.thawing(h, why) }}
 }
 
-func (o *orch) frozen(h holding) {
+// frozen writes the SIGSTOP's line for a task the stopped child holds
+// now (h if it still does), and reports whether it holds any.
+func (o *orch) frozen(c crash.Child, h holding) (holding, bool) {
+	now := holds(c, o.ended)
+	held := len(now) > 0
+	if held && !slices.Contains(now, h) {
+		h = now[0]
+	}
 	e := line(OpStop, h.job, h.attempt)
 	e.Point, e.T0, e.T1 = h.proc, stamp(), stamp()
+	if !held {
+		e.Err = "held_nothing"
+	}
 	o.hist.Write(e)
 	o.mu.Lock()
 	o.freezing++
 	o.mu.Unlock()
+	return h, held
 }
 
 // takenOver: asynq's Inspector shows h's task active again at a later

@@ -46,7 +46,9 @@ type DocArgs struct {
 func (a DocArgs) key() string              { return a.Tenant + ":" + a.keyWithoutTenant() }
 func (a DocArgs) keyWithoutTenant() string { return a.Doc + ":v" + strconv.Itoa(a.Version) }
 
-func (a DocArgs) target() target.Args { return target.Args{Tenant: a.Tenant, Doc: a.Doc, Version: a.Version} }
+func (a DocArgs) target() target.Args {
+	return target.Args{Tenant: a.Tenant, Doc: a.Doc, Version: a.Version}
+}
 
 // tenants are targetsim's: their documents share names, so a key that
 // loses its tenant collides.

@@ -25,7 +25,11 @@ type asynqFlags struct {
 func newAsynqFlags(verb string, c *asynqchaos.Config) *asynqFlags {
 	fs := flag.NewFlagSet("durasim "+verb, flag.ContinueOnError)
 	f := &asynqFlags{fs: fs}
-	f.tgt = fs.String("target", "asynq", "the queue whose real client is run: asynq (asynq "+asynqchaos.Version()+" on redis-server)")
+	about := "the queue whose real client is run: asynq (asynq " + asynqchaos.Version() + " on redis-server)"
+	if verb == "mutants" {
+		about += "; asynq has no deterministic mode, so mutants runs each handler design as a real-process chaos run of its own, with -kills kills (9 by default, fewer than chaos's) and no freezes unless -pause-every and -zombies are given: about 70 s a design"
+	}
+	f.tgt = fs.String("target", "asynq", about)
 	f.cf = crashFlags(fs, &c.Settings, &c.DB, crashHelp{db: "the handlers' database: durasim's effect and ledger tables in it are emptied",
 		pause: "freeze (SIGSTOP) a child holding a task this often, until asynq's recoverer hands the task to another server (its lease is 30 s, taken back 30 s after it ends); 0 never",
 		max:   asynqchaos.MaxKills})
