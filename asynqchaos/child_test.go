@@ -44,10 +44,12 @@ func TestChildValidate(t *testing.T) {
 		t.Fatalf("defaults: %v", err)
 	}
 	for name, mod := range map[string]func(*ChildConfig){
-		"no redis":       func(c *ChildConfig) { c.Redis = "" },
-		"no db":          func(c *ChildConfig) { c.DB = "" },
-		"kill-nth 0":     func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
-		"no commit":      func(c *ChildConfig) { c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.AfterCommit, Nth: 1} },
+		"no redis":   func(c *ChildConfig) { c.Redis = "" },
+		"no db":      func(c *ChildConfig) { c.DB = "" },
+		"kill-nth 0": func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
+		"no commit": func(c *ChildConfig) {
+			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.AfterCommit, Nth: 1}
+		},
 		"outbox":         func(c *ChildConfig) { c.Design = targetsim.Outbox },
 		"concurrency 0":  func(c *ChildConfig) { c.Concurrency = 0 },
 		"no retry delay": func(c *ChildConfig) { c.RetryDelay = 0 },

@@ -65,7 +65,8 @@ mkdir -p "$out"
 if [ -z "${DURASIM_PG_URL:-}" ]; then
 	pg=$work/pg
 	chmod 755 "$work" # as root, the server runs as the postgres user, who must enter it
-	eval "$(cd "$repo" && "$GO" run ./internal/pgtest/cmd/pgserver up -dir "$pg")"
+	env=$(cd "$repo" && "$GO" run ./internal/pgtest/cmd/pgserver up -dir "$pg") || { echo "compat.sh: no PostgreSQL server" >&2; exit 2; }
+	eval "$env"
 	export DURASIM_PG_URL
 fi
 
