@@ -117,3 +117,18 @@ func lineHas(out, prefix, s string) bool {
 	}
 	return false
 }
+
+// Two runs in a row on one redis-server: the second empties the queue the
+// first left (its completed tasks too: asynq's DeleteQueue keeps them, and
+// their task IDs taken) and passes as the first did.
+func TestRunTwiceOnOneRedis(t *testing.T) {
+	t.Parallel()
+	c := shortRun(t, targetsim.IdempotentKey, 0)
+	c.DrainDelay = 0
+	first, out := run(t, c)
+	second, out2 := run(t, c)
+	if !first.OK() || !second.OK() || second.Skipped != first.Skipped || second.CompletedDocs != first.CompletedDocs {
+		t.Fatalf("first run (%d refused, %d completed):\n%s\nsecond run (%d refused, %d completed):\n%s", first.Skipped, first.CompletedDocs, out,
+			second.Skipped, second.CompletedDocs, out2)
+	}
+}

@@ -127,10 +127,20 @@ func (o *orch) reset() error {
 	if err != nil {
 		return err
 	}
-	if slices.Contains(qs, Queue) {
-		if err := o.insp.DeleteQueue(Queue, true); err != nil {
-			return fmt.Errorf("emptying queue %q: %w", Queue, err)
+	if !slices.Contains(qs, Queue) {
+		return nil
+	}
+	// DeleteQueue leaves the completed tasks (their hashes, so their task
+	// IDs stay taken: asynqrepro's TestDeleteQueueKeepsCompletedTasks):
+	// they go first.
+	if _, err := o.insp.DeleteAllCompletedTasks(Queue); err != nil {
+		return fmt.Errorf("emptying queue %q: %w", Queue, err)
+	}
+	if err := o.insp.DeleteQueue(Queue, true); err != nil {
+		if qi, ierr := o.insp.GetQueueInfo(Queue); ierr == nil && qi.Active > 0 {
+			return usage("queue %q on %s has %d tasks active (an earlier run's, killed: asynq's recoverer takes them back about a minute after their last heartbeat); wait, or give another -redis", Queue, o.cfg.Redis, qi.Active)
 		}
+		return fmt.Errorf("emptying queue %q: %w", Queue, err)
 	}
 	return nil
 }
