@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro
+.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro asynq-compat asynq-repro
 
 all: test
 
@@ -157,6 +157,21 @@ mutation-sql:
 RIVER_VERSIONS ?= v0.47.0 v0.51.2
 river-compat: river-repro
 	RIVER_VERSIONS="$(RIVER_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
+
+# asynq's releases (internal/asynqcompat/compat.sh says what passes): for
+# each of ASYNQ_VERSIONS, a copy of the working tree with asynq at that
+# version must build and run a short `durasim chaos -target asynq` to its
+# report (a throwaway redis-server and PostgreSQL server), every check
+# holding from the pinned release on. About 70 s per version (asynq's
+# lease and recoverer set the drain's pace).
+ASYNQ_VERSIONS ?= v0.23.0 v0.24.1 v0.25.1 v0.26.0
+asynq-compat: asynq-repro
+	ASYNQ_VERSIONS="$(ASYNQ_VERSIONS)" GO="$(GO)" bash internal/asynqcompat/compat.sh
+
+# asynq's behaviours durasim found, as plain Go tests against asynq alone
+# (asynqchaos/testdata/asynqrepro, its own module; a throwaway redis-server).
+asynq-repro:
+	cd asynqchaos/testdata/asynqrepro && $(GO) test -count=1 ./...
 
 # River's behaviours durasim found, as plain Go tests against River alone
 # (target/rivertarget/testdata/riverrepro: River v0.51.2; v047/: v0.47.0).

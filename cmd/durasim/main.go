@@ -34,6 +34,7 @@ func commands() []command {
 		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},
 		{"worker", "-role worker|relay|consumer|operator [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
 		{"river-worker", "[flags]", "one process of a chaos -target river run: one River client (started by chaos -target river)", cmdRiverWorker},
+		{"asynq-worker", "[flags]", "one process of a chaos -target asynq run: one asynq Server (started by chaos -target asynq)", cmdAsynqWorker},
 	}
 }
 

@@ -72,6 +72,9 @@ type search struct {
 }
 
 func cmdMutants(args []string, stdout, stderr io.Writer) error {
+	if t, ok := targetOf(args); ok && t == "asynq" {
+		return cmdMutantsAsynq(args, stdout, stderr) // chaos_asynq.go
+	}
 	if _, ok := targetOf(args); ok {
 		return cmdTarget("mutants", args, stdout, stderr) // target_mutants.go
 	}

@@ -1,0 +1,135 @@
+package asynqchaos
+
+import (
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durasim/durasim/boundary"
+	"github.com/durasim/durasim/crash"
+	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/targetsim"
+)
+
+// A child's command line parses back into the configuration that
+// printed it.
+func TestChildArgsRoundTrip(t *testing.T) {
+	for _, c := range []ChildConfig{
+		{ID: 2, Incarnation: 7, Design: targetsim.KeyWithoutTenant, Kill: crash.Assignment{At: boundary.AfterCommit, Nth: 3}, History: "/tmp/x/w2.7.jsonl",
+			Seed: 9, Concurrency: 3, RetryDelay: 2500 * time.Millisecond, Work: 40 * time.Millisecond},
+		{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, RetryDelay: time.Second, Work: time.Millisecond},
+	} {
+		var got ChildConfig
+		fs := flag.NewFlagSet("child", flag.ContinueOnError)
+		got.Flags(fs)
+		if err := fs.Parse(c.Args()); err != nil {
+			t.Fatalf("%q: %v", c.Args(), err)
+		}
+		got.Redis, got.DB = c.Redis, c.DB
+		if got != c {
+			t.Errorf("%q parsed back as\n%+v, want\n%+v", c.Args(), got, c)
+		}
+	}
+}
+
+// Bad child configurations are one-line errors; a kill point the design
+// does not cross, or a design asynq cannot run, is refused.
+func TestChildValidate(t *testing.T) {
+	var ok ChildConfig
+	ok.Flags(flag.NewFlagSet("child", flag.ContinueOnError))
+	ok.Redis, ok.DB = "/tmp/r.sock", "x"
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for name, mod := range map[string]func(*ChildConfig){
+		"no redis":   func(c *ChildConfig) { c.Redis = "" },
+		"no db":      func(c *ChildConfig) { c.DB = "" },
+		"kill-nth 0": func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
+		"no commit": func(c *ChildConfig) {
+			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.AfterCommit, Nth: 1}
+		},
+		"outbox":         func(c *ChildConfig) { c.Design = targetsim.Outbox },
+		"concurrency 0":  func(c *ChildConfig) { c.Concurrency = 0 },
+		"no retry delay": func(c *ChildConfig) { c.RetryDelay = 0 },
+	} {
+		c := ok
+		mod(&c)
+		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Validate = %v, want a one-line error", name, err)
+		}
+	}
+}
+
+// The kill points per design: a commit only where there is a
+// transaction.
+func TestPoints(t *testing.T) {
+	if got := PointsOf(targetsim.IdempotentKey).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect, boundary.AfterCommit}) {
+		t.Errorf("idempotent-key points %v", got)
+	}
+	if got := PointsOf(targetsim.EffectOutsideTx).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect}) {
+		t.Errorf("effect-outside-tx points %v", got)
+	}
+}
+
+// A run's bad settings are one-line usage errors, before anything
+// starts.
+func TestConfigValidate(t *testing.T) {
+	base := DefaultConfig()
+	base.Redis, base.DB = "/tmp/r.sock", "x"
+	if err := base.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for name, mod := range map[string]func(*Config){
+		"no redis":          func(c *Config) { c.Redis = "" },
+		"one worker":        func(c *Config) { c.Workers = 1 },
+		"all steady":        func(c *Config) { c.Steady = c.Workers },
+		"tx-checked":        func(c *Config) { c.Design = targetsim.TxChecked },
+		"subsecond timeout": func(c *Config) { c.JobTimeout = 500 * time.Millisecond },
+		"short freeze":      func(c *Config) { c.MaxFreeze = Lease },
+		"zombies, no pause": func(c *Config) { c.PauseEvery = 0 },
+		"bad tz":            func(c *Config) { c.TZ = "Nowhere/Atlantis" },
+		"skew of a day":     func(c *Config) { c.ClientSkew = 24 * time.Hour },
+	} {
+		c := base
+		mod(&c)
+		err := c.Validate()
+		if _, ok := err.(*UsageError); !ok || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Validate = %v, want a one-line UsageError", name, err)
+		}
+	}
+}
+
+// asynq's rules are a valid policy, and say what the report claims: the
+// recoverer counts the attempt and an error, every state holds a task ID.
+func TestRules(t *testing.T) {
+	p := Rules(DefaultConfig())
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Rescue != (target.RescueRule{Attempt: target.AttemptCounted, CountsError: true}) || p.Lease != 0 || p.RescueAfter != target.Time(time.Minute) {
+		t.Errorf("rescue %+v, lease %d, rescue after %d", p.Rescue, p.Lease, p.RescueAfter)
+	}
+	for _, s := range []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Discarded, target.Completed} {
+		if !p.Unique(s) {
+			t.Errorf("a task ID is not held in state %s", s)
+		}
+	}
+	if lo, hi := p.Backoff.Bound(3); lo != target.Second || hi != target.Second {
+		t.Errorf("retry delay after 3 errors in [%d, %d], want the fixed 1s", lo, hi)
+	}
+}
+
+func TestTaskID(t *testing.T) {
+	for i := 1; i < 2000; i += 97 {
+		if n, err := jobOfID(TaskID(i)); err != nil || n != int64(i) {
+			t.Errorf("jobOfID(%q) = %d, %v", TaskID(i), n, err)
+		}
+	}
+	for _, bad := range []string{"", "j", "j0", "x5", "j-1", "5"} {
+		if _, err := jobOfID(bad); err == nil {
+			t.Errorf("jobOfID(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package asynqchaos
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/durasim/durasim/internal/pgtest"
+	"github.com/durasim/durasim/internal/redistest"
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/targetsim"
+)
+
+// shortRun is a run the tests can afford: 3 processes (1 never killed),
+// a few kills, children started from the test binary, a redis-server and
+// a database of the test's own.
+func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
+	t.Helper()
+	c := DefaultConfig()
+	c.Redis, c.DB = redistest.Addr(t), pgtest.Fresh(t, pgtest.URL(t))
+	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
+	c.PauseEvery, c.Zombies = 0, 0
+	c.Drain, c.Timeout = 90*time.Second, 170*time.Second
+	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
+	return c
+}
+
+func run(t *testing.T, c Config) (*Report, string) {
+	t.Helper()
+	start := time.Now()
+	rep, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	t.Logf("run took %v:\n%s", time.Since(start).Round(time.Millisecond), out.String())
+	return rep, out.String()
+}
+
+// asynq's own Server and Client under SIGKILL at every point of the
+// correct handler, one server frozen past its lease until asynq's
+// recoverer gave its task to another (a zombie that wakes and writes),
+// children in a time zone other than UTC and a skewed client: every
+// check holds, the report says so.
+func TestRunIdempotentKey(t *testing.T) {
+	t.Parallel()
+	c := shortRun(t, targetsim.IdempotentKey, 6)
+	c.PauseEvery, c.Zombies = 500*time.Millisecond, 1
+	rep, out := run(t, c)
+	if !rep.OK() || !rep.Drained {
+		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
+	}
+	total := 0
+	for _, p := range PointsOf(c.Design).List() {
+		if rep.Kills[p] == 0 || rep.KillLines[p.String()] < rep.Kills[p] {
+			t.Errorf("point %s: %d kills, %d kill lines", p, rep.Kills[p], rep.KillLines[p.String()])
+		}
+		total += rep.Kills[p]
+	}
+	if total < c.Kills || rep.Restarts != total || rep.Takeovers < 1 || rep.HardStops != 0 {
+		t.Errorf("%d kills (want %d), %d restarts, %d takeovers, %d hard stops", total, c.Kills, rep.Restarts, rep.Takeovers, rep.HardStops)
+	}
+	for _, name := range rep.Checked {
+		if !lineHas(out, name+" ", "holds") {
+			t.Errorf("report line of %s does not say holds", name)
+		}
+	}
+	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 || rep.MissingDocs != 0 {
+		t.Errorf("effects %d for %d completed documents (%d duplicated, %d missing)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs, rep.MissingDocs)
+	}
+	if len(rep.Zones) != 1 || rep.Zones[0] == "UTC" || rep.Scheduled == 0 {
+		t.Errorf("children's zones %v (TZ %q), %d documents scheduled by the skewed client", rep.Zones, c.TZ, rep.Scheduled)
+	}
+}
+
+// The naive handler, its effect written with no key, is caught: a kill
+// after the effect leaves the task active, asynq's recoverer retries it
+// once its lease is past, and its document gets a second effect.
+func TestRunEffectOutsideTxCaught(t *testing.T) {
+	t.Parallel()
+	rep, out := run(t, shortRun(t, targetsim.EffectOutsideTx, 4))
+	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.DuplicateDocs == 0 {
+		t.Fatalf("effect-outside-tx not caught:\n%s", out)
+	}
+	for _, v := range rep.Violations {
+		if v.Invariant != invariants.TargetEffectOnce {
+			t.Errorf("violation of another check: %s", v)
+		}
+	}
+	if rep.Dir == "" {
+		t.Error("a failing run removed its histories")
+	}
+}
+
+// The key without the tenant is caught with no kill at all: two tenants'
+// documents of one name share a key, and the second's effect is never
+// written though its task completed.
+func TestRunKeyWithoutTenantCaught(t *testing.T) {
+	t.Parallel()
+	c := shortRun(t, targetsim.KeyWithoutTenant, 0)
+	c.DrainDelay = 0
+	rep, out := run(t, c)
+	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
+		t.Fatalf("key-without-tenant not caught:\n%s", out)
+	}
+}
+
+func lineHas(out, prefix, s string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return strings.Contains(l, s)
+		}
+	}
+	return false
+}
+
+// Two runs in a row on one redis-server: the second empties the queue the
+// first left (its completed tasks too: asynq's DeleteQueue keeps them, and
+// their task IDs taken) and passes as the first did.
+func TestRunTwiceOnOneRedis(t *testing.T) {
+	t.Parallel()
+	c := shortRun(t, targetsim.IdempotentKey, 0)
+	c.DrainDelay = 0
+	first, out := run(t, c)
+	second, out2 := run(t, c)
+	if !first.OK() || !second.OK() || second.Skipped != first.Skipped || second.CompletedDocs != first.CompletedDocs {
+		t.Fatalf("first run (%d refused, %d completed):\n%s\nsecond run (%d refused, %d completed):\n%s", first.Skipped, first.CompletedDocs, out,
+			second.Skipped, second.CompletedDocs, out2)
+	}
+}
