@@ -39,9 +39,12 @@ type worker struct {
 	value       uint64
 	commitTries int
 	// A workflow task's history (workflow.go), durable with the commit:
-	// wfHist extends the wfBase events the task replayed.
-	wfHist []workflow.HistoryEvent
-	wfBase int
+	// wfHist extends the wfBase events the task replayed of the
+	// workflow's run wfRun, or (wfReset) replaces that run with a new one.
+	wfHist  []workflow.HistoryEvent
+	wfBase  int
+	wfRun   int
+	wfReset bool
 }
 
 func (r *run) actor(w *worker) model.Actor {
