@@ -179,7 +179,7 @@ func (c *WorkflowContext) match(cmd HistoryEvent) {
 }
 
 // finish ends a body that returned result: a completion in the history
-// must match it (checkHistory has made sure it is the last event); past
+// must match it (replay has made sure it is the last event); past
 // the history, it is recorded.
 func (c *WorkflowContext) finish(result string) {
 	done := HistoryEvent{Kind: WorkflowCompleted, Result: result}
@@ -251,25 +251,17 @@ func Advance(wf Workflow, h []HistoryEvent, budget int) (Step, error) {
 	return Step{History: ctx.history, Replayed: len(h), Executed: ctx.Executed, Done: !isSuspended}, nil
 }
 
-// replay runs a workflow task with budget on a copy of h.
+// replay runs a workflow task with budget on a copy of h. It refuses what
+// no execution records: a history that does not start with
+// WorkflowExecutionStarted, or goes on after its WorkflowExecutionCompleted.
 func replay(wf Workflow, h []HistoryEvent, budget int) (ctx *WorkflowContext, isSuspended bool, err error) {
-	if err := checkHistory(h); err != nil {
-		return nil, false, err
+	done := slices.IndexFunc(h, func(e HistoryEvent) bool { return e.Kind == WorkflowCompleted })
+	if len(h) == 0 || h[0].Kind != WorkflowStarted || done >= 0 && done != len(h)-1 {
+		return nil, false, errors.New("workflow: a workflow history starts with " + WorkflowStarted.String() + " and ends at its " + WorkflowCompleted.String())
 	}
 	ctx = &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, budget: budget}
 	isSuspended, err = ctx.run()
 	return ctx, isSuspended, err
-}
-
-// checkHistory refuses what no execution records: a history that does
-// not start with WorkflowExecutionStarted, or goes on after its
-// WorkflowExecutionCompleted.
-func checkHistory(h []HistoryEvent) error {
-	done := slices.IndexFunc(h, func(e HistoryEvent) bool { return e.Kind == WorkflowCompleted })
-	if len(h) == 0 || h[0].Kind != WorkflowStarted || done >= 0 && done != len(h)-1 {
-		return errors.New("workflow: a workflow history starts with " + WorkflowStarted.String() + " and ends at its " + WorkflowCompleted.String())
-	}
-	return nil
 }
 
 // SampledLLM is a modeled LLM sampled at a temperature above zero: asked
