@@ -39,7 +39,13 @@ import (
 //     matches, and an acceptance of one it does not, are violations
 //     naming the replay and the first event that differs; so is a replay
 //     of a history other than the one recorded (more or fewer events);
-//   - a job acked as succeeded has its workflow's completion recorded.
+//   - a replay says it executed as many activities as its task issued
+//     effects; a rejection names the first event that differs; an
+//     activity's completion is recorded right after its scheduling;
+//   - a result read (a replay with " result=") is of a completed run, and
+//     is the result its completion records;
+//   - a job acked as succeeded has its workflow's completion recorded and
+//     its result read.
 
 // History kinds as the trace names them (package workflow's names).
 const (
@@ -63,6 +69,7 @@ type wfExecution struct {
 	// that work is the reset's new run, recorded with its commit
 	rejectedBy   model.Actor
 	rejectedWork uint64
+	read         uint64 // a replay that read the completed run's result
 	events       []wfEntry
 }
 
@@ -87,6 +94,9 @@ type wfWork struct {
 	inc   int32
 	job   model.JobID
 	stage model.Stage
+	// effects the worker issued since this start, its last replay or its
+	// last record: what its next replay must say it executed
+	effects int64
 }
 
 func (t *wfTables) reset() {
@@ -136,9 +146,19 @@ func (s *Suite) wfReplay(e *model.Event) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s read %d events, its recorded history holds %d", e.Job, e.Key, e.N, len(x.events)), nonZero(x.lastSeq, e.Seq)...)
 		return
 	}
-	code, _, _ := strings.Cut(e.Text, " rejected: ")
+	text, why, _ := strings.Cut(e.Text, " rejected: ")
+	code, result, read := strings.Cut(text, " result=")
+	if w := s.wfWorkOf(e.Actor); w.seq != 0 && w.effects != e.N2 {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s says it executed %d activities, its task issued %d effects", e.Job, e.Key, e.N2, w.effects), nonZero(w.seq, e.Seq)...)
+	}
+	s.wfCount(e.Actor, -1)
 	at, want := wfMismatch(x.events, code)
+	if read {
+		s.wfRead(e, &x, result)
+	}
 	switch {
+	case !e.OK && at >= 0 && !strings.Contains(why, "history event "+wfEventText(x.events, at)+","):
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected naming another event than the first its code (%s) does not generate, event %s: %s", e.Job, e.Key, code, wfEventText(x.events, at), why), e.Seq)
 	case !e.OK && at < 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected, but its code (%s) generates each of its %d recorded events: %s", e.Job, e.Key, code, len(x.events), e.Text), nonZero(x.lastSeq, e.Seq)...)
 	case e.OK && at >= len(x.events):
@@ -149,8 +169,30 @@ func (s *Suite) wfReplay(e *model.Event) {
 	}
 	if !e.OK {
 		x.rejected, x.rejectedBy, x.rejectedWork = e.Seq, e.Actor, s.wfWorkOf(e.Actor).seq
-		s.wf.execs[e.Key] = x
 	}
+	s.wf.execs[e.Key] = x
+}
+
+// wfRead checks a replay that read the workflow's result: the run is
+// completed, and the result is the one its completion records.
+func (s *Suite) wfRead(e *model.Event, x *wfExecution, result string) {
+	if x.finished == 0 {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s's result read, but its run has recorded no completion", e.Job, e.Key), nonZero(x.lastSeq, e.Seq)...)
+		return
+	}
+	if last := x.events[len(x.events)-1]; last.result != result {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s's result read as %q, its completion records %q", e.Job, e.Key, result, last.result), last.seq, e.Seq)
+	}
+	x.read = e.Seq
+}
+
+// wfEventText is how a rejection names event i of the run: "<id> <text>",
+// or "no more events" past its end.
+func wfEventText(evs []wfEntry, i int) string {
+	if i >= len(evs) {
+		return "no more events"
+	}
+	return strconv.Itoa(i+1) + " " + evs[i].text()
 }
 
 // wfMismatch generates the document workflow's commands under code
@@ -187,6 +229,9 @@ func wfMismatch(evs []wfEntry, code string) (int, string) {
 			return i + 1, wfActivityCompleted + " " + sched.name
 		}
 		in, i = evs[i+1].result, i+2
+	}
+	if slices.Contains(stamped, model.StageDone.String()) {
+		in += "|build=" + build
 	}
 	done := wfEntry{kind: wfCompleted, result: in}
 	switch {
@@ -232,6 +277,7 @@ func (en wfEntry) text() string {
 
 func (s *Suite) wfEffect(e *model.Event) {
 	s.wfInStage(e)
+	s.wfCount(e.Actor, 1)
 	k := stageKey{e.Key, e.Stage}
 	a := s.wf.acts[k]
 	if a.completed != 0 && !s.wfInReset(e) {
@@ -254,6 +300,18 @@ func (s *Suite) wfEffect(e *model.Event) {
 func (s *Suite) wfInReset(e *model.Event) bool {
 	x := s.wf.execs[e.Key]
 	return x.rejected != 0 && x.rejectedBy == e.Actor && s.wfWorkOf(e.Actor).seq == x.rejectedWork
+}
+
+// wfCount adds n to the effects a worker issued since its last start of
+// work, replay or record; n < 0 starts the count again.
+func (s *Suite) wfCount(a model.Actor, n int64) {
+	if id := int(a.ID); a.Role == model.RoleWorker && id >= 0 && id < len(s.wf.work) && s.wf.work[id].inc == a.Incarnation {
+		if n < 0 {
+			s.wf.work[id].effects = 0
+		} else {
+			s.wf.work[id].effects += n
+		}
+	}
 }
 
 // wfWorkOf is a worker's last start of stage work (zero: none).
@@ -290,6 +348,12 @@ func (s *Suite) wfRecord(e *model.Event) {
 			}
 		}
 	}
+	s.wfCount(e.Actor, -1)
+	if en.kind == wfActivityCompleted {
+		if n := len(x.events); n == 0 || x.events[n-1].kind != wfActivityScheduled || x.events[n-1].name != en.name {
+			s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded activity %s completed with no scheduling of it just before", e.Job, e.Key, en.name), nonZero(x.lastSeq, e.Seq)...)
+		}
+	}
 	x.events = append(x.events, en)
 	if e.N != x.lastID+1 {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded history id %d after id %d", e.Job, e.Key, e.N, x.lastID), nonZero(x.lastSeq, e.Seq)...)
@@ -317,8 +381,12 @@ func (s *Suite) wfAcked(e *model.Event) {
 	if s.wf.execs == nil || !e.OK {
 		return
 	}
-	if x, ok := s.wf.execs[e.Key]; ok && x.finished == 0 {
+	x, ok := s.wf.execs[e.Key]
+	switch {
+	case ok && x.finished == 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v acked as succeeded but workflow %s never recorded its completion", e.Job, e.Key), nonZero(x.lastSeq, e.Seq)...)
+	case ok && x.read == 0:
+		s.report(Workflow, e.Job, fmt.Sprintf("%v acked as succeeded but workflow %s's result was never read", e.Job, e.Key), nonZero(x.finished, e.Seq)...)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 const (
 	build1 = "build=1 marks="
-	build2 = "build=2 marks=extract"
+	build2 = "build=2 marks=extract,done"
 )
 
 func wfEffect(j model.JobID, st model.Stage, applied bool) model.Event {
@@ -75,13 +75,22 @@ func wfWhole(j model.JobID) []model.Event {
 	return cat(one(wfStart(j)),
 		wfStage(j, model.StageIngest, 2, 1), wfStage(j, model.StageExtract, 4, 1),
 		wfStage(j, model.StageValidate, 6, 1), wfStage(j, model.StageReview, 8, 1),
-		one(wfRec(j, 10, "WorkflowExecutionCompleted result=r3", 0, false), wfReplay(j, 10, build1, "")))
+		one(wfRec(j, 10, "WorkflowExecutionCompleted result=r3", 0, false), wfReplay(j, 10, build1+" result=r3", "")))
 }
 
 // wfToExtract is job j's workflow through extract by build's code
 // (events #1..#9, ids 1..5).
 func wfToExtract(j model.JobID, build int) []model.Event {
 	return cat(one(wfStart(j)), wfStage(j, model.StageIngest, 2, 1), wfStage(j, model.StageExtract, 4, build))
+}
+
+// wfPastExtract is job j's run started at validate (a reset) by build 1,
+// to its completion (events #1..#10, ids 1..6).
+func wfPastExtract(j model.JobID) []model.Event {
+	validate, review := model.StageValidate, model.StageReview
+	return cat(one(wfRec(j, 1, "WorkflowExecutionStarted input="+key(j)+"@2", 0, false)),
+		one(work(j, 1, validate, 0), wfEffect(j, validate, true), wfRec(j, 2, "ActivityTaskScheduled validate("+key(j)+"@2)", validate, true), wfRec(j, 3, "ActivityTaskCompleted validate → r2", validate, true)),
+		wfStage(j, review, 4, 1), one(wfRec(j, 6, "WorkflowExecutionCompleted result=r3", 0, false)))
 }
 
 func TestDurableWorkflow(t *testing.T) {
@@ -135,7 +144,32 @@ func TestDurableWorkflow(t *testing.T) {
 			history: cat(wfToExtract(1, 1), one(work(1, 1, extract, 0), wfReplay(1, 5, build2, rejected), wfEffect(1, extract, false))),
 			want:    []want{{1, []uint64{9, 12}, "j1 activity extract of workflow acme:d1:v1 reached its service again after its completion was recorded"}}},
 		{name: "build 1 replays a run whose extract build 2 scheduled: rejected",
-			history: cat(wfToExtract(1, 2), one(wfReplay(1, 5, build1, "nondeterministic workflow")))},
+			history: cat(wfToExtract(1, 2), one(wfReplay(1, 5, build1, "nondeterministic workflow: history event 4 ActivityTaskScheduled extract(r0|build=2), replay generated ActivityTaskScheduled extract(r0)")))},
+		{name: "a rejection that names another event than the first that differs",
+			history: cat(wfToExtract(1, 2), one(wfReplay(1, 5, build1, "nondeterministic workflow: history event 2 ActivityTaskScheduled ingest(acme:d1:v1@0), replay generated ActivityTaskScheduled extract(r0)"))),
+			want:    []want{{1, []uint64{10}, "rejected naming another event than the first its code (build=1 marks=) does not generate, event 4 ActivityTaskScheduled extract(r0|build=2)"}}},
+		{name: "a rejection of a history that ends on a scheduled activity names no more events",
+			history: one(started, working, wfEffect(1, ingest, true), wfSched(1, 2, ingest, 1), wfReplay(1, 2, build1, "nondeterministic workflow: history event no more events, replay generated ActivityTaskCompleted ingest"))},
+		{name: "build 2 replays a completed run whose result build 1 recorded: rejected at the completion",
+			history: cat(wfPastExtract(1), one(wfReplay(1, 6, build2, "nondeterministic workflow: history event 6 WorkflowExecutionCompleted result=r3, replay generated WorkflowExecutionCompleted result=r3|build=2")))},
+		{name: "build 2 accepts a completed run whose result build 1 recorded",
+			history: cat(wfPastExtract(1), one(wfReplay(1, 6, build2, ""))),
+			want:    []want{{1, []uint64{10, 11}, "generates WorkflowExecutionCompleted result=r3|build=2 where event 6 records WorkflowExecutionCompleted result=r3"}}},
+		{name: "a replay that says it executed an activity its task never ran",
+			history: cat(one(started), wfStage(1, ingest, 2, 1), one(work(1, 1, extract, 0), withN2(1, with(wfReplay(1, 3, build1, ""), func(e *model.Event) { e.Actor = w0 })))),
+			want:    []want{{1, []uint64{6, 7}, "j1 replay of workflow acme:d1:v1 says it executed 1 activities, its task issued 0 effects"}}},
+		{name: "a task's replay counts the effects its task issued",
+			history: cat(one(started), wfStage(1, ingest, 2, 1), one(with(work(1, 1, extract, 0), func(e *model.Event) { e.Actor = w1 }),
+				with(wfEffect(1, extract, true), func(e *model.Event) { e.Actor = w1 }), withN2(1, wfReplay(1, 3, build1, ""))))},
+		{name: "a result read from a run with no completion",
+			history: cat(wfToExtract(1, 1), one(wfReplay(1, 5, build1+" result=invoice/r1", ""))),
+			want:    []want{{1, []uint64{9, 10}, "j1 workflow acme:d1:v1's result read, but its run has recorded no completion"}}},
+		{name: "a result read that is not the completion's",
+			history: one(cat(wfWhole(1)[:18], one(wfReplay(1, 10, build1+" result=r2", "")))...),
+			want:    []want{{1, []uint64{18, 19}, "j1 workflow acme:d1:v1's result read as \"r2\", its completion records \"r3\""}}},
+		{name: "acked with the workflow's result never read",
+			history: cat(wfWhole(1)[:18], clean(1, 1, 1)), final: succeeded(1),
+			want: []want{{1, []uint64{18, 29}, "j1 acked as succeeded but workflow acme:d1:v1's result was never read"}}},
 		{name: "build 2 replays a run that has not reached extract: accepted",
 			history: cat(one(started), wfStage(1, ingest, 2, 1), one(wfReplay(1, 3, build2, "")))},
 		{name: "a rejection of a history the code generates",
@@ -146,10 +180,11 @@ func TestDurableWorkflow(t *testing.T) {
 			want:    []want{{1, []uint64{18, 19}, "generates each of its 10 recorded events"}}},
 		{name: "an acceptance of a history the code does not generate",
 			history: cat(wfToExtract(1, 1), one(wfReplay(1, 5, build2, ""))),
-			want:    []want{{1, []uint64{8, 10}, "j1 replay of workflow acme:d1:v1 accepted, but its code (build=2 marks=extract) generates ActivityTaskScheduled extract(r0|build=2) where event 4 records ActivityTaskScheduled extract(r0)"}}},
+			want:    []want{{1, []uint64{8, 10}, "j1 replay of workflow acme:d1:v1 accepted, but its code (build=2 marks=extract,done) generates ActivityTaskScheduled extract(r0|build=2) where event 4 records ActivityTaskScheduled extract(r0)"}}},
 		{name: "an acceptance of a history whose activity completion is another's",
 			history: one(started, working, wfEffect(1, ingest, true), wfSched(1, 2, ingest, 1), wfRec(1, 3, "ActivityTaskCompleted extract → r0", ingest, true), wfReplay(1, 3, build1, "")),
-			want:    []want{{1, []uint64{5, 6}, "generates ActivityTaskCompleted ingest where event 3 records ActivityTaskCompleted extract → r0"}}},
+			want: []want{{1, []uint64{4, 5}, "j1 workflow acme:d1:v1 recorded activity extract completed with no scheduling of it just before"},
+				{1, []uint64{5, 6}, "generates ActivityTaskCompleted ingest where event 3 records ActivityTaskCompleted extract → r0"}}},
 		{name: "an acceptance of a history that ends on a scheduled activity",
 			history: one(started, working, wfEffect(1, ingest, true), wfSched(1, 2, ingest, 1), wfReplay(1, 2, build1, "")),
 			want:    []want{{1, []uint64{4, 5}, "generates ActivityTaskCompleted ingest where the history ends"}}},

@@ -29,13 +29,16 @@ import (
 // restarted after a crash runs build 2, the others build 1 (a rolling
 // deploy, which a crash finishes for that process), and build 2 changed
 // the extract activity's command (its input carries the new build: a new
-// prompt). So a worker of one build that takes over an execution whose
-// extract the other build scheduled generates a command the history does
-// not have, and the engine rejects the replay as nondeterministic, as
-// Temporal does after an unversioned deploy; the worker then resets the
-// workflow (Temporal's reset): a new run of it, from the job's current
-// stage, under the worker's build. Activities already applied are not
-// applied again (the service is keyed by workflow, not run).
+// prompt) and the workflow's result (stamped likewise). So a worker of one
+// build that takes over an execution whose extract (or completion) the
+// other build recorded generates a command the history does not have, and
+// the engine rejects the replay as nondeterministic, as Temporal does
+// after an unversioned deploy; the worker then resets the workflow
+// (Temporal's reset): a new run of it, from the job's current stage, under
+// the worker's build, recorded with the stage's commit. Activities already
+// applied are not applied again (the service is keyed by workflow, not
+// run). A task that completes the workflow reads its result (a whole
+// replay) before the job is acked.
 //
 // The oracle (invariants' durable-workflow) judges this from the trace
 // alone: each activity's effect applied once, none after its completion
@@ -61,8 +64,9 @@ type wfRuns struct {
 const wfBuilds = 2
 
 // wfMarks are, per build, the activities whose command the build changed:
-// their input carries "|build=N". Build 1 is the code as first deployed.
-var wfMarks = [wfBuilds][]model.Stage{nil, {model.StageExtract}}
+// their input carries "|build=N" (model.StageDone: the workflow's result
+// does). Build 1 is the code as first deployed.
+var wfMarks = [wfBuilds][]model.Stage{nil, {model.StageExtract, model.StageDone}}
 
 // wfLabels are the modeled classifier's answers.
 var wfLabels = []string{"invoice", "receipt"}
@@ -94,8 +98,8 @@ func (r *run) resetWorkflows(old *wfRuns) {
 
 // wfBody is build's workflow code: each stage from the one the job was at
 // when its workflow (run) started, the next fed the previous one's result,
-// with the build stamped on the input of the activities it marks. Its
-// input is "key@stage".
+// with the build stamped on the input of the activities it marks (and on
+// the result, if it marks StageDone). Its input is "key@stage".
 func wfBody(build int) func(ctx *workflow.WorkflowContext, input string) string {
 	stamp := "|build=" + strconv.Itoa(build)
 	marks := wfMarks[build-1]
@@ -107,6 +111,9 @@ func wfBody(build int) func(ctx *workflow.WorkflowContext, input string) string 
 				in += stamp
 			}
 			in = ctx.ExecuteActivity(st.String(), in)
+		}
+		if slices.Contains(marks, model.StageDone) {
+			in += stamp
 		}
 		return in
 	}
@@ -189,6 +196,7 @@ func (r *run) wfTask(w *worker) bool {
 	if w.wfReset || len(st.History) > len(h) {
 		w.wfHist = st.History
 	}
+	w.wfDone = st.Done
 	return true
 }
 
@@ -205,33 +213,37 @@ func wfBudget(h []workflow.HistoryEvent, st model.Stage) int {
 // with its stage's commit: appended to the run it replayed, or, for a task
 // that started a run (the first, or a reset), as that new run. A task that
 // another worker's overtook (the run grew, or was replaced, since it read
-// it) is dropped, as a stale task completion. A workflow that completed is
-// replayed whole once more, as a worker asked for its result would.
+// it) is dropped, as a stale task completion. A task that completed the
+// workflow then reads its result, as the job's outcome: it replays the
+// whole history once more, as a worker asked for the result does.
 func (r *run) wfPersist(w *worker) {
-	h := w.wfHist
-	w.wfHist = nil
-	if h == nil {
-		return
-	}
+	h, done := w.wfHist, w.wfDone
+	w.wfHist, w.wfDone = nil, false
 	key := r.sys.JobRef(w.lease.Job).Key
 	if len(r.wf.hist[key]) != w.wfBase || r.wf.runs[key] != w.wfRun {
 		return
 	}
-	from := w.wfBase
-	if w.wfReset {
-		from = 0
-		r.wf.runs[key]++
+	if h != nil {
+		from := w.wfBase
+		if w.wfReset {
+			from = 0
+			r.wf.runs[key]++
+		}
+		r.wf.hist[key] = h
+		r.wfRecorded(w, h[from:])
 	}
-	r.wf.hist[key] = h
-	r.wfRecorded(w, h[from:])
-	if h[len(h)-1].Kind == workflow.WorkflowCompleted {
+	if done {
+		h = r.wf.hist[key]
 		build := wfBuild(w)
 		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build-1], h)
-		executed := 0
+		executed, result := 0, ""
 		if ctx != nil {
 			executed = ctx.Executed
 		}
-		r.wfReplayed(w, key, build, len(h), executed, err)
+		if err == nil {
+			result = " result=" + h[len(h)-1].Result
+		}
+		r.wfReplayedWith(w, key, build, len(h), executed, result, err)
 	}
 }
 
@@ -252,9 +264,15 @@ func (r *run) wfRecorded(w *worker, evs []workflow.HistoryEvent) {
 // wfReplayed emits a task's replay of the replayed events of the
 // workflow's history: the code it ran, and the engine's verdict.
 func (r *run) wfReplayed(w *worker, key string, build, replayed, executed int, err error) {
+	r.wfReplayedWith(w, key, build, replayed, executed, "", err)
+}
+
+// wfReplayedWith is wfReplayed for a replay that read the workflow's
+// result (" result=..."; "" for a task).
+func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed int, result string, err error) {
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
-	e.Text = wfCode(build)
+	e.Text = wfCode(build) + result
 	if err != nil {
 		e.Text += " rejected: " + err.Error()
 	}
