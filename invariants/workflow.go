@@ -39,6 +39,9 @@ import (
 //     matches, and an acceptance of one it does not, are violations
 //     naming the replay and the first event that differs; so is a replay
 //     of a history other than the one recorded (more or fewer events);
+//   - a replay test's verdict ("test build=..."; a deploy pipeline's
+//     replay of a completed history under code being rolled out) is
+//     judged alike, and allows no reset;
 //   - a replay says it executed as many activities as its task issued
 //     effects; a rejection names the first event that differs; an
 //     activity's completion is recorded right after its scheduling;
@@ -75,7 +78,7 @@ type wfExecution struct {
 
 // wfEntry is one recorded history event, as its wf_record states it.
 type wfEntry struct {
-	seq                        uint64
+	seq                       uint64
 	kind, name, input, result string
 }
 
@@ -146,7 +149,8 @@ func (s *Suite) wfReplay(e *model.Event) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s read %d events, its recorded history holds %d", e.Job, e.Key, e.N, len(x.events)), nonZero(x.lastSeq, e.Seq)...)
 		return
 	}
-	text, why, _ := strings.Cut(e.Text, " rejected: ")
+	text, test := strings.CutPrefix(e.Text, "test ")
+	text, why, _ := strings.Cut(text, " rejected: ")
 	code, result, read := strings.Cut(text, " result=")
 	if w := s.wfWorkOf(e.Actor); w.seq != 0 && w.effects != e.N2 {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s says it executed %d activities, its task issued %d effects", e.Job, e.Key, e.N2, w.effects), nonZero(w.seq, e.Seq)...)
@@ -167,7 +171,7 @@ func (s *Suite) wfReplay(e *model.Event) {
 		en := x.events[at]
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s accepted, but its code (%s) generates %s where event %d records %s", e.Job, e.Key, code, want, at+1, en.text()), en.seq, e.Seq)
 	}
-	if !e.OK {
+	if !e.OK && !test { // a replay test's rejection fails no task: no reset follows
 		x.rejected, x.rejectedBy, x.rejectedWork = e.Seq, e.Actor, s.wfWorkOf(e.Actor).seq
 	}
 	s.wf.execs[e.Key] = x
@@ -196,13 +200,15 @@ func wfEventText(evs []wfEntry, i int) string {
 }
 
 // wfMismatch generates the document workflow's commands under code
-// ("build=N marks=a,b": the activities whose input gets "|build=N") against
+// ("build=N marks=a,b renames=c": the activities whose input gets
+// "|build=N", "done" for the result; those scheduled as "c.vN") against
 // the recorded events, and returns the index of the first event the code
 // does not generate and what it generates there; -1 when every event is
 // generated (the history may end anywhere along the code's path).
 func wfMismatch(evs []wfEntry, code string) (int, string) {
 	build, marks, _ := strings.Cut(strings.TrimPrefix(code, "build="), " marks=")
-	stamped := strings.Split(marks, ",")
+	marks, renames, _ := strings.Cut(marks, " renames=")
+	stamped, renamed := strings.Split(marks, ","), strings.Split(renames, ",")
 	if len(evs) == 0 || evs[0].kind != wfStarted {
 		return 0, wfStarted
 	}
@@ -220,6 +226,9 @@ func wfMismatch(evs []wfEntry, code string) (int, string) {
 			return -1, "" // the run goes on from here
 		}
 		sched := wfEntry{kind: wfActivityScheduled, name: st.String(), input: in}
+		if slices.Contains(renamed, st.String()) {
+			sched.name += ".v" + build
+		}
 		if evs[i].kind != sched.kind || evs[i].name != sched.name || evs[i].input != sched.input {
 			return i, sched.text()
 		}

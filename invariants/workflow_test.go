@@ -12,8 +12,8 @@ import (
 // build 2's stamps extract's input with "|build=2".
 
 const (
-	build1 = "build=1 marks="
-	build2 = "build=2 marks=extract,done"
+	build1 = "build=1 marks= renames="
+	build2 = "build=2 marks=extract,done renames=validate"
 )
 
 func wfEffect(j model.JobID, st model.Stage, applied bool) model.Event {
@@ -84,13 +84,23 @@ func wfToExtract(j model.JobID, build int) []model.Event {
 	return cat(one(wfStart(j)), wfStage(j, model.StageIngest, 2, 1), wfStage(j, model.StageExtract, 4, build))
 }
 
-// wfPastExtract is job j's run started at validate (a reset) by build 1,
-// to its completion (events #1..#10, ids 1..6).
+// wfFrom is job j's run started at stage st (a reset) by build 1's code:
+// st's activity, fed the start's input, then the later stages' (events
+// #1..#5 for st, and four more per later stage).
+func wfFrom(j model.JobID, st model.Stage) []model.Event {
+	in := key(j) + "@" + string(rune('0'+st))
+	h := cat(one(wfRec(j, 1, "WorkflowExecutionStarted input="+in, 0, false)),
+		one(work(j, 1, st, 0), wfEffect(j, st, true), wfRec(j, 2, "ActivityTaskScheduled "+st.String()+"("+in+")", st, true), wfDone(j, 3, st)))
+	for next, id := st+1, int64(4); next < model.StageDone; next, id = next+1, id+2 {
+		h = cat(h, wfStage(j, next, id, 1))
+	}
+	return h
+}
+
+// wfPastExtract is job j's run started at review by build 1, to its
+// completion (events #1..#6, ids 1..4).
 func wfPastExtract(j model.JobID) []model.Event {
-	validate, review := model.StageValidate, model.StageReview
-	return cat(one(wfRec(j, 1, "WorkflowExecutionStarted input="+key(j)+"@2", 0, false)),
-		one(work(j, 1, validate, 0), wfEffect(j, validate, true), wfRec(j, 2, "ActivityTaskScheduled validate("+key(j)+"@2)", validate, true), wfRec(j, 3, "ActivityTaskCompleted validate → r2", validate, true)),
-		wfStage(j, review, 4, 1), one(wfRec(j, 6, "WorkflowExecutionCompleted result=r3", 0, false)))
+	return cat(wfFrom(j, model.StageReview), one(wfRec(j, 4, "WorkflowExecutionCompleted result=r3", 0, false)))
 }
 
 func TestDurableWorkflow(t *testing.T) {
@@ -147,14 +157,19 @@ func TestDurableWorkflow(t *testing.T) {
 			history: cat(wfToExtract(1, 2), one(wfReplay(1, 5, build1, "nondeterministic workflow: history event 4 ActivityTaskScheduled extract(r0|build=2), replay generated ActivityTaskScheduled extract(r0)")))},
 		{name: "a rejection that names another event than the first that differs",
 			history: cat(wfToExtract(1, 2), one(wfReplay(1, 5, build1, "nondeterministic workflow: history event 2 ActivityTaskScheduled ingest(acme:d1:v1@0), replay generated ActivityTaskScheduled extract(r0)"))),
-			want:    []want{{1, []uint64{10}, "rejected naming another event than the first its code (build=1 marks=) does not generate, event 4 ActivityTaskScheduled extract(r0|build=2)"}}},
+			want:    []want{{1, []uint64{10}, "rejected naming another event than the first its code (build=1 marks= renames=) does not generate, event 4 ActivityTaskScheduled extract(r0|build=2)"}}},
 		{name: "a rejection of a history that ends on a scheduled activity names no more events",
 			history: one(started, working, wfEffect(1, ingest, true), wfSched(1, 2, ingest, 1), wfReplay(1, 2, build1, "nondeterministic workflow: history event no more events, replay generated ActivityTaskCompleted ingest"))},
 		{name: "build 2 replays a completed run whose result build 1 recorded: rejected at the completion",
-			history: cat(wfPastExtract(1), one(wfReplay(1, 6, build2, "nondeterministic workflow: history event 6 WorkflowExecutionCompleted result=r3, replay generated WorkflowExecutionCompleted result=r3|build=2")))},
+			history: cat(wfPastExtract(1), one(wfReplay(1, 4, build2, "nondeterministic workflow: history event 4 WorkflowExecutionCompleted result=r3, replay generated WorkflowExecutionCompleted result=r3|build=2")))},
+		{name: "build 2 replays a run whose validate build 1 scheduled: rejected at its activity's name",
+			history: cat(wfFrom(1, validate), one(wfReplay(1, 5, build2, "nondeterministic workflow: history event 2 ActivityTaskScheduled validate(acme:d1:v1@2), replay generated ActivityTaskScheduled validate.v2(acme:d1:v1@2)")))},
+		{name: "build 2 accepts a run whose validate build 1 scheduled",
+			history: cat(wfFrom(1, validate), one(wfReplay(1, 5, build2, ""))),
+			want:    []want{{1, []uint64{4, 10}, "generates ActivityTaskScheduled validate.v2(acme:d1:v1@2) where event 2 records ActivityTaskScheduled validate(acme:d1:v1@2)"}}},
 		{name: "build 2 accepts a completed run whose result build 1 recorded",
-			history: cat(wfPastExtract(1), one(wfReplay(1, 6, build2, ""))),
-			want:    []want{{1, []uint64{10, 11}, "generates WorkflowExecutionCompleted result=r3|build=2 where event 6 records WorkflowExecutionCompleted result=r3"}}},
+			history: cat(wfPastExtract(1), one(wfReplay(1, 4, build2, ""))),
+			want:    []want{{1, []uint64{6, 7}, "generates WorkflowExecutionCompleted result=r3|build=2 where event 4 records WorkflowExecutionCompleted result=r3"}}},
 		{name: "a replay that says it executed an activity its task never ran",
 			history: cat(one(started), wfStage(1, ingest, 2, 1), one(work(1, 1, extract, 0), withN2(1, with(wfReplay(1, 3, build1, ""), func(e *model.Event) { e.Actor = w0 })))),
 			want:    []want{{1, []uint64{6, 7}, "j1 replay of workflow acme:d1:v1 says it executed 1 activities, its task issued 0 effects"}}},
@@ -172,15 +187,21 @@ func TestDurableWorkflow(t *testing.T) {
 			want: []want{{1, []uint64{18, 29}, "j1 acked as succeeded but workflow acme:d1:v1's result was never read"}}},
 		{name: "build 2 replays a run that has not reached extract: accepted",
 			history: cat(one(started), wfStage(1, ingest, 2, 1), one(wfReplay(1, 3, build2, "")))},
+		{name: "a replay test rejects a completed run under a change it does not replay: no reset follows",
+			history: cat(wfPastExtract(1), one(wfReplay(1, 4, "test build=2 marks=done renames=", "nondeterministic workflow: history event 4 WorkflowExecutionCompleted result=r3, replay generated WorkflowExecutionCompleted result=r3|build=2"), wfStart(1))),
+			want:    []want{{1, []uint64{6, 8}, "recorded history id 1 after id 4"}}},
+		{name: "a replay test that accepts a run its code does not generate",
+			history: cat(wfFrom(1, model.StageValidate), one(wfReplay(1, 5, "test build=2 marks= renames=validate", ""))),
+			want:    []want{{1, []uint64{4, 10}, "generates ActivityTaskScheduled validate.v2(acme:d1:v1@2) where event 2 records ActivityTaskScheduled validate(acme:d1:v1@2)"}}},
 		{name: "a rejection of a history the code generates",
 			history: cat(wfToExtract(1, 1), one(wfReplay(1, 5, build1, "nondeterministic workflow"))),
-			want:    []want{{1, []uint64{9, 10}, "j1 replay of workflow acme:d1:v1 rejected, but its code (build=1 marks=) generates each of its 5 recorded events"}}},
+			want:    []want{{1, []uint64{9, 10}, "j1 replay of workflow acme:d1:v1 rejected, but its code (build=1 marks= renames=) generates each of its 5 recorded events"}}},
 		{name: "a rejection of a whole history the code generates",
 			history: one(cat(wfWhole(1)[:18], one(wfReplay(1, 10, build1, "nondeterministic workflow")))...),
 			want:    []want{{1, []uint64{18, 19}, "generates each of its 10 recorded events"}}},
 		{name: "an acceptance of a history the code does not generate",
 			history: cat(wfToExtract(1, 1), one(wfReplay(1, 5, build2, ""))),
-			want:    []want{{1, []uint64{8, 10}, "j1 replay of workflow acme:d1:v1 accepted, but its code (build=2 marks=extract,done) generates ActivityTaskScheduled extract(r0|build=2) where event 4 records ActivityTaskScheduled extract(r0)"}}},
+			want:    []want{{1, []uint64{8, 10}, "j1 replay of workflow acme:d1:v1 accepted, but its code (build=2 marks=extract,done renames=validate) generates ActivityTaskScheduled extract(r0|build=2) where event 4 records ActivityTaskScheduled extract(r0)"}}},
 		{name: "an acceptance of a history whose activity completion is another's",
 			history: one(started, working, wfEffect(1, ingest, true), wfSched(1, 2, ingest, 1), wfRec(1, 3, "ActivityTaskCompleted extract → r0", ingest, true), wfReplay(1, 3, build1, "")),
 			want: []want{{1, []uint64{4, 5}, "j1 workflow acme:d1:v1 recorded activity extract completed with no scheduling of it just before"},

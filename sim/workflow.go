@@ -25,13 +25,14 @@ import (
 // failure retries its activity; and every later stage is a takeover that
 // replays the stages before it.
 //
-// The workflow code is deployed while executions run: a worker process
-// restarted after a crash runs build 2, the others build 1 (a rolling
-// deploy, which a crash finishes for that process), and build 2 changed
+// The workflow code is deployed while executions run: a rolling deploy has
+// reached the odd-numbered worker processes and every process restarted
+// after a crash, which run build 2; the others run build 1. Build 2 changed
 // the extract activity's command (its input carries the new build: a new
-// prompt) and the workflow's result (stamped likewise). So a worker of one
-// build that takes over an execution whose extract (or completion) the
-// other build recorded generates a command the history does not have, and
+// prompt), replaced the validate activity with another (validate.v2) and
+// changed the workflow's result (stamped likewise). So a worker of one
+// build that takes over an execution whose extract, validate or completion
+// the other build recorded generates a command the history does not have, and
 // the engine rejects the replay as nondeterministic, as Temporal does
 // after an unversioned deploy; the worker then resets the workflow
 // (Temporal's reset): a new run of it, from the job's current stage, under
@@ -52,7 +53,7 @@ import (
 // the activities' idempotent service.
 type wfRuns struct {
 	on      bool
-	defs    [wfBuilds]workflow.Workflow        // the workflow code of each build (index build-1)
+	defs    [len(wfCodes)]workflow.Workflow    // the workflow code of each of wfCodes
 	hist    map[string][]workflow.HistoryEvent // the current run's history, by workflow id (the job's key)
 	runs    map[string]int                     // the current run's number (resets), by workflow id
 	effects map[string]bool                    // applied effects by workflow id + "/" + activity
@@ -60,13 +61,30 @@ type wfRuns struct {
 	w       *worker                            // the worker whose workflow task runs (its activities' caller)
 }
 
-// wfBuilds is how many builds of the workflow code the run deploys.
-const wfBuilds = 2
+// wfSpec is one workflow code: its build, the stages whose command it
+// changed (their input carries "|build=N"; model.StageDone: the
+// workflow's result does) and those whose activity it replaced with
+// another ("<stage>.v<build>", a new validator, say).
+type wfSpec struct {
+	build          int
+	marks, renames []model.Stage
+}
 
-// wfMarks are, per build, the activities whose command the build changed:
-// their input carries "|build=N" (model.StageDone: the workflow's result
-// does). Build 1 is the code as first deployed.
-var wfMarks = [wfBuilds][]model.Stage{nil, {model.StageExtract, model.StageDone}}
+// wfCodes are the workflow codes: the fleet's builds (index 0, build 1 as
+// first deployed; index 1, build 2 being rolled out), then each of build
+// 2's changes on its own, which the deploy's replay test runs over every
+// completed history (Temporal's replayer in the pipeline: which change
+// breaks which histories).
+var wfCodes = [...]wfSpec{
+	{build: 1},
+	{build: 2, marks: []model.Stage{model.StageExtract, model.StageDone}, renames: []model.Stage{model.StageValidate}},
+	{build: 2, marks: []model.Stage{model.StageExtract}},
+	{build: 2, renames: []model.Stage{model.StageValidate}},
+	{build: 2, marks: []model.Stage{model.StageDone}},
+}
+
+// wfTests are the indices in wfCodes the replay test runs.
+const wfTests = 2
 
 // wfLabels are the modeled classifier's answers.
 var wfLabels = []string{"invoice", "receipt"}
@@ -87,12 +105,15 @@ func (r *run) resetWorkflows(old *wfRuns) {
 	clear(r.wf.runs)
 	clear(r.wf.effects)
 	r.wf.llm = workflow.SampledLLM{Answers: wfLabels}
-	acts := make(map[string]workflow.Activity, len(model.Stages()))
+	acts := make(map[string]workflow.Activity, len(model.Stages())+1)
 	for _, st := range model.Stages() {
 		acts[st.String()] = func(in string) string { return r.wfActivity(st, in) }
+		for c := range wfCodes {
+			acts[wfActivityName(st, c)] = acts[st.String()]
+		}
 	}
-	for b := range r.wf.defs {
-		r.wf.defs[b] = workflow.Workflow{Name: "document", Body: wfBody(b + 1), Activities: acts}
+	for c := range r.wf.defs {
+		r.wf.defs[c] = workflow.Workflow{Name: "document", Body: wfBody(c), Activities: acts}
 	}
 }
 
@@ -100,9 +121,9 @@ func (r *run) resetWorkflows(old *wfRuns) {
 // when its workflow (run) started, the next fed the previous one's result,
 // with the build stamped on the input of the activities it marks (and on
 // the result, if it marks StageDone). Its input is "key@stage".
-func wfBody(build int) func(ctx *workflow.WorkflowContext, input string) string {
-	stamp := "|build=" + strconv.Itoa(build)
-	marks := wfMarks[build-1]
+func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
+	stamp := "|build=" + strconv.Itoa(wfCodes[code].build)
+	marks := wfCodes[code].marks
 	return func(ctx *workflow.WorkflowContext, input string) string {
 		first, _ := strconv.Atoi(input[strings.LastIndexByte(input, '@')+1:])
 		in := input
@@ -110,7 +131,7 @@ func wfBody(build int) func(ctx *workflow.WorkflowContext, input string) string 
 			if slices.Contains(marks, st) {
 				in += stamp
 			}
-			in = ctx.ExecuteActivity(st.String(), in)
+			in = ctx.ExecuteActivity(wfActivityName(st, code), in)
 		}
 		if slices.Contains(marks, model.StageDone) {
 			in += stamp
@@ -119,14 +140,34 @@ func wfBody(build int) func(ctx *workflow.WorkflowContext, input string) string 
 	}
 }
 
-// wfBuild is the build a worker process runs: 2 once it was restarted.
-func wfBuild(w *worker) int { return 1 + min(int(w.inc), 1) }
+// wfActivityName is the activity code schedules for stage st.
+func wfActivityName(st model.Stage, code int) string {
+	if slices.Contains(wfCodes[code].renames, st) {
+		return st.String() + ".v" + strconv.Itoa(wfCodes[code].build)
+	}
+	return st.String()
+}
 
-// wfCode states the workflow code a replay ran, for the oracle: its build
-// and the activities it marks.
-func wfCode(build int) string {
-	s := "build=" + strconv.Itoa(build) + " marks="
-	for i, st := range wfMarks[build-1] {
+// wfBuild is the code (index in wfCodes) a worker process runs: build 2
+// once the rolling deploy reached it — the odd-numbered workers, and
+// every process restarted since.
+func wfBuild(w *worker) int {
+	if w.inc > 0 || w.id%2 == 1 {
+		return 1
+	}
+	return 0
+}
+
+// wfCode states the workflow code a replay ran, for the oracle: its
+// build, the activities it marks and those it renames.
+func wfCode(code int) string {
+	c := wfCodes[code]
+	return "build=" + strconv.Itoa(c.build) + " marks=" + wfStageList(c.marks) + " renames=" + wfStageList(c.renames)
+}
+
+func wfStageList(sts []model.Stage) string {
+	s := ""
+	for i, st := range sts {
 		if i > 0 {
 			s += ","
 		}
@@ -170,7 +211,7 @@ func (r *run) wfTask(w *worker) bool {
 	}
 	build := wfBuild(w)
 	r.wf.w = w
-	st, err := workflow.Advance(r.wf.defs[build-1], h, wfBudget(h, w.stage))
+	st, err := workflow.Advance(r.wf.defs[build], h, wfBudget(h, w.stage))
 	if !w.wfReset {
 		r.wfReplayed(w, job.Key, build, len(h), st.Executed, err)
 	}
@@ -179,10 +220,10 @@ func (r *run) wfTask(w *worker) bool {
 		// workflow to a new run from here, under this worker's build,
 		// durable with the stage's commit as any task's events.
 		w.wfReset = true
-		st, err = workflow.Advance(r.wf.defs[build-1], workflow.Start(job.Key+"@"+strconv.Itoa(int(w.stage))), 1)
+		st, err = workflow.Advance(r.wf.defs[build], workflow.Start(job.Key+"@"+strconv.Itoa(int(w.stage))), 1)
 	}
 	r.wf.w = nil
-	result, ok := wfResult(st.History, w.stage.String())
+	result, ok := wfResult(st.History, w.stage)
 	if err == nil && !ok {
 		err = errors.New("workflow: the task left no result of activity " + w.stage.String())
 	}
@@ -203,7 +244,7 @@ func (r *run) wfTask(w *worker) bool {
 // wfBudget is a task's budget on h: one activity, or none for a stage redone
 // after its activity was recorded (replay only).
 func wfBudget(h []workflow.HistoryEvent, st model.Stage) int {
-	if _, done := wfResult(h, st.String()); done {
+	if _, done := wfResult(h, st); done {
 		return 0
 	}
 	return 1
@@ -235,7 +276,7 @@ func (r *run) wfPersist(w *worker) {
 	if done {
 		h = r.wf.hist[key]
 		build := wfBuild(w)
-		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build-1], h)
+		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build], h)
 		executed, result := 0, ""
 		if ctx != nil {
 			executed = ctx.Executed
@@ -244,6 +285,18 @@ func (r *run) wfPersist(w *worker) {
 			result = " result=" + h[len(h)-1].Result
 		}
 		r.wfReplayedWith(w, key, build, len(h), executed, result, err)
+		r.wfReplayTest(w, key, h)
+	}
+}
+
+// wfReplayTest replays a completed history under each change being rolled
+// out on its own, as a deploy pipeline's replay test does; the verdicts
+// ("test " in the trace) change nothing, and the oracle judges them as
+// any replay's.
+func (r *run) wfReplayTest(w *worker, key string, h []workflow.HistoryEvent) {
+	for c := wfTests; c < len(wfCodes); c++ {
+		_, err := workflow.ReplayWorkflow(r.wf.defs[c], h)
+		r.wfReplayedWith(w, key, c, len(h), 0, "", err)
 	}
 }
 
@@ -273,23 +326,28 @@ func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed in
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
 	e.Text = wfCode(build) + result
+	if build >= wfTests {
+		e.Text = "test " + e.Text
+	}
 	if err != nil {
 		e.Text += " rejected: " + err.Error()
 	}
 	r.emit(e)
 }
 
-// wfResult is the recorded result of activity name in h.
-func wfResult(h []workflow.HistoryEvent, name string) (string, bool) {
+// wfResult is the recorded result of stage st's activity in h.
+func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 	for _, e := range h {
-		if e.Kind == workflow.ActivityCompleted && e.Name == name {
+		if n, ok := stageNamed(e.Name); ok && n == st && e.Kind == workflow.ActivityCompleted {
 			return e.Result, true
 		}
 	}
 	return "", false
 }
 
+// stageNamed is the stage whose activity name is (any build's).
 func stageNamed(name string) (model.Stage, bool) {
+	name, _, _ = strings.Cut(name, ".")
 	for _, st := range model.Stages() {
 		if st.String() == name {
 			return st, true
