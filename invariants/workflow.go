@@ -2,6 +2,9 @@ package invariants
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
@@ -22,13 +25,35 @@ import (
 //     caller's start of that stage's work on that job (an engine that ran
 //     activities ahead would apply a later stage's effect early);
 //   - an activity's completion is recorded only after its effect;
-//   - the history's ids run 1, 2, 3... with no gap or repeat;
-//   - no replay of the recorded history is rejected (the workflow code
-//     is deterministic: a rejection is the engine's mistake);
-//   - a job acked as succeeded has its workflow's completion recorded.
+//   - the history's ids run 1, 2, 3... with no gap or repeat, and start
+//     again at 1 only for a new run of a workflow (a reset) after a replay
+//     of its current run was rejected;
+//   - each replay's verdict is due: from the recorded history of the run
+//     (each event's kind, activity, input and result, as wf_record states
+//     them) and the code the replay ran (its build and the activities
+//     whose input it stamps with the build, as wf_replay states them),
+//     the checker generates the commands of the document workflow (each
+//     stage from the one its input names, fed the previous activity's
+//     recorded result, then the completion with the last result) and
+//     compares them with the history. A rejection of a history the code
+//     matches, and an acceptance of one it does not, are violations
+//     naming the replay and the first event that differs; so is a replay
+//     of a history other than the one recorded (more or fewer events);
+//   - a replay test's verdict ("test build=..."; a deploy pipeline's
+//     replay of a completed history under code being rolled out) is
+//     judged alike, and allows no reset;
+//   - a replay says it executed as many activities as its task issued
+//     effects; a rejection names the first event that differs; an
+//     activity's completion is recorded right after its scheduling;
+//   - a result read (a replay with " result=") is of a completed run, and
+//     is the result its completion records;
+//   - a job acked as succeeded has its workflow's completion recorded and
+//     its result read.
 
 // History kinds as the trace names them (package workflow's names).
 const (
+	wfStarted           = "WorkflowExecutionStarted"
+	wfActivityScheduled = "ActivityTaskScheduled"
 	wfActivityCompleted = "ActivityTaskCompleted"
 	wfCompleted         = "WorkflowExecutionCompleted"
 )
@@ -37,11 +62,24 @@ const (
 // the seq of its applied effect and of its recorded completion (0: none).
 type wfActivity struct{ applied, completed uint64 }
 
-// wfExecution is what the history showed of one workflow.
+// wfExecution is what the history showed of one workflow's current run.
 type wfExecution struct {
 	lastID   int64  // the last history id recorded
 	lastSeq  uint64 // the event that recorded it
 	finished uint64 // the event that recorded its completion
+	rejected uint64 // a replay of the run that was rejected (a reset may follow)
+	// the rejecting worker and its start of stage work: what it runs in
+	// that work is the reset's new run, recorded with its commit
+	rejectedBy   model.Actor
+	rejectedWork uint64
+	read         uint64 // a replay that read the completed run's result
+	events       []wfEntry
+}
+
+// wfEntry is one recorded history event, as its wf_record states it.
+type wfEntry struct {
+	seq                       uint64
+	kind, name, input, result string
 }
 
 // wfTables are the checker's tables, made on a run's first workflow event,
@@ -59,6 +97,9 @@ type wfWork struct {
 	inc   int32
 	job   model.JobID
 	stage model.Stage
+	// effects the worker issued since this start, its last replay or its
+	// last record: what its next replay must say it executed
+	effects int64
 }
 
 func (t *wfTables) reset() {
@@ -96,17 +137,159 @@ func (s *Suite) workflowEvent(e *model.Event) {
 	case model.EvWfRecord:
 		s.wfRecord(e)
 	case model.EvWfReplay:
-		if !e.OK {
-			s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected: %s", e.Job, e.Key, e.Text), e.Seq)
-		}
+		s.wfReplay(e)
 	}
+}
+
+// wfReplay judges a replay's verdict from the run's recorded history and
+// the code the replay ran.
+func (s *Suite) wfReplay(e *model.Event) {
+	x := s.wf.execs[e.Key]
+	if int(e.N) != len(x.events) {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s read %d events, its recorded history holds %d", e.Job, e.Key, e.N, len(x.events)), nonZero(x.lastSeq, e.Seq)...)
+		return
+	}
+	text, test := strings.CutPrefix(e.Text, "test ")
+	text, why, _ := strings.Cut(text, " rejected: ")
+	code, result, read := strings.Cut(text, " result=")
+	if w := s.wfWorkOf(e.Actor); w.seq != 0 && w.effects != e.N2 {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s says it executed %d activities, its task issued %d effects", e.Job, e.Key, e.N2, w.effects), nonZero(w.seq, e.Seq)...)
+	}
+	s.wfCount(e.Actor, -1)
+	at, want := wfMismatch(x.events, code)
+	if read {
+		s.wfRead(e, &x, result)
+	}
+	switch {
+	case !e.OK && at >= 0 && !strings.Contains(why, "history event "+wfEventText(x.events, at)+","):
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected naming another event than the first its code (%s) does not generate, event %s: %s", e.Job, e.Key, code, wfEventText(x.events, at), why), e.Seq)
+	case !e.OK && at < 0:
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected, but its code (%s) generates each of its %d recorded events: %s", e.Job, e.Key, code, len(x.events), e.Text), nonZero(x.lastSeq, e.Seq)...)
+	case e.OK && at >= len(x.events):
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s accepted, but its code (%s) generates %s where the history ends", e.Job, e.Key, code, want), nonZero(x.lastSeq, e.Seq)...)
+	case e.OK && at >= 0:
+		en := x.events[at]
+		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s accepted, but its code (%s) generates %s where event %d records %s", e.Job, e.Key, code, want, at+1, en.text()), en.seq, e.Seq)
+	}
+	if !e.OK && !test { // a replay test's rejection fails no task: no reset follows
+		x.rejected, x.rejectedBy, x.rejectedWork = e.Seq, e.Actor, s.wfWorkOf(e.Actor).seq
+	}
+	s.wf.execs[e.Key] = x
+}
+
+// wfRead checks a replay that read the workflow's result: the run is
+// completed, and the result is the one its completion records.
+func (s *Suite) wfRead(e *model.Event, x *wfExecution, result string) {
+	if x.finished == 0 {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s's result read, but its run has recorded no completion", e.Job, e.Key), nonZero(x.lastSeq, e.Seq)...)
+		return
+	}
+	if last := x.events[len(x.events)-1]; last.result != result {
+		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s's result read as %q, its completion records %q", e.Job, e.Key, result, last.result), last.seq, e.Seq)
+	}
+	x.read = e.Seq
+}
+
+// wfEventText is how a rejection names event i of the run: "<id> <text>",
+// or "no more events" past its end.
+func wfEventText(evs []wfEntry, i int) string {
+	if i >= len(evs) {
+		return "no more events"
+	}
+	return strconv.Itoa(i+1) + " " + evs[i].text()
+}
+
+// wfMismatch generates the document workflow's commands under code
+// ("build=N marks=a,b renames=c": the activities whose input gets
+// "|build=N", "done" for the result; those scheduled as "c.vN") against
+// the recorded events, and returns the index of the first event the code
+// does not generate and what it generates there; -1 when every event is
+// generated (the history may end anywhere along the code's path).
+func wfMismatch(evs []wfEntry, code string) (int, string) {
+	build, marks, _ := strings.Cut(strings.TrimPrefix(code, "build="), " marks=")
+	marks, renames, _ := strings.Cut(marks, " renames=")
+	stamped, renamed := strings.Split(marks, ","), strings.Split(renames, ",")
+	if len(evs) == 0 || evs[0].kind != wfStarted {
+		return 0, wfStarted
+	}
+	in := evs[0].input
+	first, err := strconv.Atoi(in[strings.LastIndexByte(in, '@')+1:])
+	if err != nil {
+		return 0, wfStarted + " input=key@stage"
+	}
+	i := 1
+	for st := model.Stage(first); st < model.StageDone; st++ {
+		if slices.Contains(stamped, st.String()) {
+			in += "|build=" + build
+		}
+		if i >= len(evs) {
+			return -1, "" // the run goes on from here
+		}
+		sched := wfEntry{kind: wfActivityScheduled, name: st.String(), input: in}
+		if slices.Contains(renamed, st.String()) {
+			sched.name += ".v" + build
+		}
+		if evs[i].kind != sched.kind || evs[i].name != sched.name || evs[i].input != sched.input {
+			return i, sched.text()
+		}
+		// a scheduled activity's completion is recorded with it: a
+		// history that ends before it is one the code cannot go on from
+		if i+1 >= len(evs) || evs[i+1].kind != wfActivityCompleted || evs[i+1].name != sched.name {
+			return i + 1, wfActivityCompleted + " " + sched.name
+		}
+		in, i = evs[i+1].result, i+2
+	}
+	if slices.Contains(stamped, model.StageDone.String()) {
+		in += "|build=" + build
+	}
+	done := wfEntry{kind: wfCompleted, result: in}
+	switch {
+	case i < len(evs) && (evs[i].kind != done.kind || evs[i].result != done.result):
+		return i, done.text()
+	case i+1 < len(evs):
+		return i + 1, "no more events"
+	}
+	return -1, ""
+}
+
+// parseWfEntry reads a wf_record's text: "<kind> name(input)", "<kind>
+// name → result", "<kind> input=X", "<kind> result=X".
+func parseWfEntry(e *model.Event) wfEntry {
+	en := wfEntry{seq: e.Seq}
+	var rest string
+	en.kind, rest, _ = strings.Cut(e.Text, " ")
+	switch en.kind {
+	case wfStarted:
+		en.input = strings.TrimPrefix(rest, "input=")
+	case wfActivityScheduled:
+		en.name, en.input, _ = strings.Cut(strings.TrimSuffix(rest, ")"), "(")
+	case wfActivityCompleted:
+		en.name, en.result, _ = strings.Cut(rest, " → ")
+	case wfCompleted:
+		en.result = strings.TrimPrefix(rest, "result=")
+	}
+	return en
+}
+
+// text prints an entry as its wf_record does.
+func (en wfEntry) text() string {
+	switch en.kind {
+	case wfStarted:
+		return en.kind + " input=" + en.input
+	case wfActivityScheduled:
+		return en.kind + " " + en.name + "(" + en.input + ")"
+	case wfActivityCompleted:
+		return en.kind + " " + en.name + " → " + en.result
+	}
+	return en.kind + " result=" + en.result
 }
 
 func (s *Suite) wfEffect(e *model.Event) {
 	s.wfInStage(e)
+	s.wfCount(e.Actor, 1)
 	k := stageKey{e.Key, e.Stage}
 	a := s.wf.acts[k]
-	if a.completed != 0 {
+	if a.completed != 0 && !s.wfInReset(e) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v activity %v of workflow %s reached its service again after its completion was recorded: a replay issued a side effect", e.Job, e.Stage, e.Key), a.completed, e.Seq)
 	}
 	switch {
@@ -118,6 +301,34 @@ func (s *Suite) wfEffect(e *model.Event) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v activity %v of workflow %s deduplicated but never applied", e.Job, e.Stage, e.Key), e.Seq)
 	}
 	s.wf.acts[k] = a
+}
+
+// wfInReset says whether an effect comes in the stage work where its
+// worker rejected the workflow's run: the reset's new run executes the
+// activity anew (its record comes with the stage's commit).
+func (s *Suite) wfInReset(e *model.Event) bool {
+	x := s.wf.execs[e.Key]
+	return x.rejected != 0 && x.rejectedBy == e.Actor && s.wfWorkOf(e.Actor).seq == x.rejectedWork
+}
+
+// wfCount adds n to the effects a worker issued since its last start of
+// work, replay or record; n < 0 starts the count again.
+func (s *Suite) wfCount(a model.Actor, n int64) {
+	if id := int(a.ID); a.Role == model.RoleWorker && id >= 0 && id < len(s.wf.work) && s.wf.work[id].inc == a.Incarnation {
+		if n < 0 {
+			s.wf.work[id].effects = 0
+		} else {
+			s.wf.work[id].effects += n
+		}
+	}
+}
+
+// wfWorkOf is a worker's last start of stage work (zero: none).
+func (s *Suite) wfWorkOf(a model.Actor) wfWork {
+	if id := int(a.ID); a.Role == model.RoleWorker && id >= 0 && id < len(s.wf.work) && s.wf.work[id].inc == a.Incarnation {
+		return s.wf.work[id]
+	}
+	return wfWork{}
 }
 
 // wfInStage checks that an activity's effect comes in its own stage's
@@ -135,11 +346,29 @@ func (s *Suite) wfInStage(e *model.Event) {
 
 func (s *Suite) wfRecord(e *model.Event) {
 	x := s.wf.execs[e.Key]
+	en := parseWfEntry(e)
+	if e.N == 1 && en.kind == wfStarted && x.lastID > 0 && x.rejected != 0 {
+		// a reset: a new run, whose activities complete anew
+		x = wfExecution{events: x.events[:0]}
+		for _, st := range model.Stages() {
+			if a, ok := s.wf.acts[stageKey{e.Key, st}]; ok {
+				a.completed = 0
+				s.wf.acts[stageKey{e.Key, st}] = a
+			}
+		}
+	}
+	s.wfCount(e.Actor, -1)
+	if en.kind == wfActivityCompleted {
+		if n := len(x.events); n == 0 || x.events[n-1].kind != wfActivityScheduled || x.events[n-1].name != en.name {
+			s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded activity %s completed with no scheduling of it just before", e.Job, e.Key, en.name), nonZero(x.lastSeq, e.Seq)...)
+		}
+	}
+	x.events = append(x.events, en)
 	if e.N != x.lastID+1 {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded history id %d after id %d", e.Job, e.Key, e.N, x.lastID), nonZero(x.lastSeq, e.Seq)...)
 	}
 	x.lastID, x.lastSeq = e.N, e.Seq
-	switch e.Text {
+	switch en.kind {
 	case wfActivityCompleted:
 		k := stageKey{e.Key, e.Stage}
 		a := s.wf.acts[k]
@@ -161,8 +390,12 @@ func (s *Suite) wfAcked(e *model.Event) {
 	if s.wf.execs == nil || !e.OK {
 		return
 	}
-	if x, ok := s.wf.execs[e.Key]; ok && x.finished == 0 {
+	x, ok := s.wf.execs[e.Key]
+	switch {
+	case ok && x.finished == 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v acked as succeeded but workflow %s never recorded its completion", e.Job, e.Key), nonZero(x.lastSeq, e.Seq)...)
+	case ok && x.read == 0:
+		s.report(Workflow, e.Job, fmt.Sprintf("%v acked as succeeded but workflow %s's result was never read", e.Job, e.Key), nonZero(x.finished, e.Seq)...)
 	}
 }
 

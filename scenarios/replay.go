@@ -9,8 +9,8 @@ import (
 )
 
 // llmInReplay is seed 000's failure 2: not a simulation of the queue but
-// an experiment on the modeled durable workflow (workflow.RunWorkflow and
-// workflow.ReplayWorkflow).
+// an experiment on the modeled durable workflow (workflow.Advance from
+// workflow.Start, and workflow.ReplayWorkflow).
 func llmInReplay() Scenario {
 	return Scenario{
 		Name: "llm-in-replay",
@@ -106,7 +106,8 @@ func documentWorkflow(llm *workflow.SampledLLM, inActivity bool) workflow.Workfl
 func replayExperiment(inActivity bool) *Custom {
 	llm := &workflow.SampledLLM{Answers: []string{"invoice", "receipt"}}
 	wf := documentWorkflow(llm, inActivity)
-	h, _ := workflow.RunWorkflow(wf, "acme:d1:v1")
+	first, _ := workflow.Advance(wf, workflow.Start("acme:d1:v1"), -1) // the whole run in one task
+	h := first.History
 	runCalls := int64(llm.Calls)
 	_, err := workflow.ReplayWorkflow(wf, h)
 	c := &Custom{Err: err}

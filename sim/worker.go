@@ -39,9 +39,14 @@ type worker struct {
 	value       uint64
 	commitTries int
 	// A workflow task's history (workflow.go), durable with the commit:
-	// wfHist extends the wfBase events the task replayed.
-	wfHist []workflow.HistoryEvent
-	wfBase int
+	// wfHist extends the wfBase events the task replayed of the
+	// workflow's run wfRun, or (wfReset) replaces that run with a new one;
+	// wfDone: the task completed the workflow.
+	wfHist  []workflow.HistoryEvent
+	wfBase  int
+	wfRun   int
+	wfReset bool
+	wfDone  bool
 }
 
 func (r *run) actor(w *worker) model.Actor {
@@ -87,7 +92,7 @@ func (r *run) tryLease(w *worker) {
 	r.armReady() // the new lease expires at some point: someone must notice
 	w.state, w.lease, w.stage, w.step = wBusy, l, l.Stage, 0
 	w.working, w.markDead, w.failing, w.commitTries = false, false, false, 0
-	w.wfHist = nil
+	w.wfHist, w.wfDone = nil, false
 	w.doc = r.jobDoc[l.Job-1]
 	if r.sys.JobRef(l.Job).Origin == 0 && r.inj.CrashLoop(r.docs[w.doc].Index) {
 		r.crashWorker(w, model.AfterLease) // the document kills every worker that takes it

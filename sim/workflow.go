@@ -23,21 +23,68 @@ import (
 // effect without its record, and the worker that takes over runs the
 // activity again (the service deduplicates it); a stage retried after a
 // failure retries its activity; and every later stage is a takeover that
-// replays the stages before it. The oracle (invariants' durable-workflow)
-// judges this from the trace alone: each activity's effect applied once,
-// none after its completion was recorded, no replay of this deterministic
-// code rejected.
+// replays the stages before it.
+//
+// The workflow code is deployed while executions run: a rolling deploy has
+// reached the odd-numbered worker processes and every process restarted
+// after a crash, which run build 2; the others run build 1. Build 2 changed
+// the extract activity's command (its input carries the new build: a new
+// prompt), replaced the validate activity with another (validate.v2) and
+// changed the workflow's result (stamped likewise). So a worker of one
+// build that takes over an execution whose extract, validate or completion
+// the other build recorded generates a command the history does not have, and
+// the engine rejects the replay as nondeterministic, as Temporal does
+// after an unversioned deploy; the worker then resets the workflow
+// (Temporal's reset): a new run of it, from the job's current stage, under
+// the worker's build, recorded with the stage's commit. Activities already
+// applied are not applied again (the service is keyed by workflow, not
+// run). A task that completes the workflow reads its result (a whole
+// replay) before the job is acked.
+//
+// The oracle (invariants' durable-workflow) judges this from the trace
+// alone: each activity's effect applied once, none after its completion
+// was recorded in the run, and each replay's verdict recomputed from the
+// recorded history and the replaying code (its build and the activities
+// it marks, which every replay event states): a rejection of a history
+// the code matches, or an acceptance of one it does not, is the engine's
+// mistake.
 
 // wfRuns is a run's workflow service: the engine's durable histories and
 // the activities' idempotent service.
 type wfRuns struct {
 	on      bool
-	def     workflow.Workflow
-	hist    map[string][]workflow.HistoryEvent // by workflow id (the job's key)
+	defs    [len(wfCodes)]workflow.Workflow    // the workflow code of each of wfCodes
+	hist    map[string][]workflow.HistoryEvent // the current run's history, by workflow id (the job's key)
+	runs    map[string]int                     // the current run's number (resets), by workflow id
 	effects map[string]bool                    // applied effects by workflow id + "/" + activity
 	llm     workflow.SampledLLM                // the extract activity's classifier: varies call to call
 	w       *worker                            // the worker whose workflow task runs (its activities' caller)
 }
+
+// wfSpec is one workflow code: its build, the stages whose command it
+// changed (their input carries "|build=N"; model.StageDone: the
+// workflow's result does) and those whose activity it replaced with
+// another ("<stage>.v<build>", a new validator, say).
+type wfSpec struct {
+	build          int
+	marks, renames []model.Stage
+}
+
+// wfCodes are the workflow codes: the fleet's builds (index 0, build 1 as
+// first deployed; index 1, build 2 being rolled out), then each of build
+// 2's changes on its own, which the deploy's replay test runs over every
+// completed history (Temporal's replayer in the pipeline: which change
+// breaks which histories).
+var wfCodes = [...]wfSpec{
+	{build: 1},
+	{build: 2, marks: []model.Stage{model.StageExtract, model.StageDone}, renames: []model.Stage{model.StageValidate}},
+	{build: 2, marks: []model.Stage{model.StageExtract}},
+	{build: 2, renames: []model.Stage{model.StageValidate}},
+	{build: 2, marks: []model.Stage{model.StageDone}},
+}
+
+// wfTests are the indices in wfCodes the replay test runs.
+const wfTests = 2
 
 // wfLabels are the modeled classifier's answers.
 var wfLabels = []string{"invoice", "receipt"}
@@ -50,30 +97,83 @@ func (r *run) resetWorkflows(old *wfRuns) {
 	if !r.wf.on {
 		return
 	}
-	r.wf.hist, r.wf.effects = old.hist, old.effects
+	r.wf.hist, r.wf.runs, r.wf.effects = old.hist, old.runs, old.effects
 	if r.wf.hist == nil {
-		r.wf.hist, r.wf.effects = map[string][]workflow.HistoryEvent{}, map[string]bool{}
+		r.wf.hist, r.wf.runs, r.wf.effects = map[string][]workflow.HistoryEvent{}, map[string]int{}, map[string]bool{}
 	}
 	clear(r.wf.hist)
+	clear(r.wf.runs)
 	clear(r.wf.effects)
 	r.wf.llm = workflow.SampledLLM{Answers: wfLabels}
-	acts := make(map[string]workflow.Activity, len(model.Stages()))
+	acts := make(map[string]workflow.Activity, len(model.Stages())+1)
 	for _, st := range model.Stages() {
 		acts[st.String()] = func(in string) string { return r.wfActivity(st, in) }
+		for c := range wfCodes {
+			acts[wfActivityName(st, c)] = acts[st.String()]
+		}
 	}
-	r.wf.def = workflow.Workflow{Name: "document", Body: wfBody, Activities: acts}
+	for c := range r.wf.defs {
+		r.wf.defs[c] = workflow.Workflow{Name: "document", Body: wfBody(c), Activities: acts}
+	}
 }
 
-// wfBody is the workflow code: each stage from the one the job was at
-// when its workflow started, the next fed the previous one's result. Its
-// input is "key@stage".
-func wfBody(ctx *workflow.WorkflowContext, input string) string {
-	first, _ := strconv.Atoi(input[strings.LastIndexByte(input, '@')+1:])
-	in := input
-	for st := model.Stage(first); st < model.StageDone; st++ {
-		in = ctx.ExecuteActivity(st.String(), in)
+// wfBody is build's workflow code: each stage from the one the job was at
+// when its workflow (run) started, the next fed the previous one's result,
+// with the build stamped on the input of the activities it marks (and on
+// the result, if it marks StageDone). Its input is "key@stage".
+func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
+	stamp := "|build=" + strconv.Itoa(wfCodes[code].build)
+	marks := wfCodes[code].marks
+	return func(ctx *workflow.WorkflowContext, input string) string {
+		first, _ := strconv.Atoi(input[strings.LastIndexByte(input, '@')+1:])
+		in := input
+		for st := model.Stage(first); st < model.StageDone; st++ {
+			if slices.Contains(marks, st) {
+				in += stamp
+			}
+			in = ctx.ExecuteActivity(wfActivityName(st, code), in)
+		}
+		if slices.Contains(marks, model.StageDone) {
+			in += stamp
+		}
+		return in
 	}
-	return in
+}
+
+// wfActivityName is the activity code schedules for stage st.
+func wfActivityName(st model.Stage, code int) string {
+	if slices.Contains(wfCodes[code].renames, st) {
+		return st.String() + ".v" + strconv.Itoa(wfCodes[code].build)
+	}
+	return st.String()
+}
+
+// wfBuild is the code (index in wfCodes) a worker process runs: build 2
+// once the rolling deploy reached it — the odd-numbered workers, and
+// every process restarted since.
+func wfBuild(w *worker) int {
+	if w.inc > 0 || w.id%2 == 1 {
+		return 1
+	}
+	return 0
+}
+
+// wfCode states the workflow code a replay ran, for the oracle: its
+// build, the activities it marks and those it renames.
+func wfCode(code int) string {
+	c := wfCodes[code]
+	return "build=" + strconv.Itoa(c.build) + " marks=" + wfStageList(c.marks) + " renames=" + wfStageList(c.renames)
+}
+
+func wfStageList(sts []model.Stage) string {
+	s := ""
+	for i, st := range sts {
+		if i > 0 {
+			s += ","
+		}
+		s += st.String()
+	}
+	return s
 }
 
 // isWorkflowDoc says whether the worker's job runs as a workflow.
@@ -105,24 +205,28 @@ func (r *run) wfActivity(st model.Stage, in string) string {
 func (r *run) wfTask(w *worker) bool {
 	job := r.sys.JobRef(w.lease.Job)
 	h := r.wf.hist[job.Key]
+	w.wfHist, w.wfBase, w.wfRun, w.wfReset = nil, len(h), r.wf.runs[job.Key], h == nil
 	if h == nil {
-		h = []workflow.HistoryEvent{{ID: 1, Kind: workflow.WorkflowStarted, Input: job.Key + "@" + strconv.Itoa(int(w.stage))}}
-		r.wf.hist[job.Key] = h
-		r.wfRecorded(w, h)
+		h = workflow.Start(job.Key + "@" + strconv.Itoa(int(w.stage)))
 	}
-	name := w.stage.String()
-	budget := 1
-	if _, done := wfResult(h, name); done {
-		budget = 0 // a stage redone after its activity was recorded: replay only
-	}
+	build := wfBuild(w)
 	r.wf.w = w
-	st, err := workflow.Advance(r.wf.def, h, budget)
-	r.wf.w = nil
-	result, ok := wfResult(st.History, name)
-	if err == nil && !ok {
-		err = errors.New("workflow: the task left no result of activity " + name)
+	st, err := workflow.Advance(r.wf.defs[build], h, wfBudget(h, w.stage))
+	if !w.wfReset {
+		r.wfReplayed(w, job.Key, build, len(h), st.Executed, err)
 	}
-	r.wfReplayed(w, job.Key, st.Replayed, st.Executed, err)
+	if errors.Is(err, workflow.ErrNondeterministic) {
+		// The deploy changed a command this run recorded: reset the
+		// workflow to a new run from here, under this worker's build,
+		// durable with the stage's commit as any task's events.
+		w.wfReset = true
+		st, err = workflow.Advance(r.wf.defs[build], workflow.Start(job.Key+"@"+strconv.Itoa(int(w.stage))), 1)
+	}
+	r.wf.w = nil
+	result, ok := wfResult(st.History, w.stage)
+	if err == nil && !ok {
+		err = errors.New("workflow: the task left no result of activity " + w.stage.String())
+	}
 	if err != nil {
 		w.workErr = &model.WorkError{Code: model.CodePermanentError, Raw: err.Error()}
 		w.failing = true
@@ -130,46 +234,79 @@ func (r *run) wfTask(w *worker) bool {
 		return false
 	}
 	w.value, _ = strconv.ParseUint(result[strings.LastIndexByte(result, '/')+1:], 16, 64)
-	w.wfHist, w.wfBase = nil, len(h)
-	if len(st.History) > len(h) {
+	if w.wfReset || len(st.History) > len(h) {
 		w.wfHist = st.History
 	}
+	w.wfDone = st.Done
 	return true
 }
 
+// wfBudget is a task's budget on h: one activity, or none for a stage redone
+// after its activity was recorded (replay only).
+func wfBudget(h []workflow.HistoryEvent, st model.Stage) int {
+	if _, done := wfResult(h, st); done {
+		return 0
+	}
+	return 1
+}
+
 // wfPersist makes the events of the worker's last workflow task durable,
-// with its stage's commit; a task that another worker's overtook (the
-// history grew since it read it) is dropped, as a stale task completion.
-// A workflow that completed is replayed whole once more, as a worker
-// asked for its result would.
+// with its stage's commit: appended to the run it replayed, or, for a task
+// that started a run (the first, or a reset), as that new run. A task that
+// another worker's overtook (the run grew, or was replaced, since it read
+// it) is dropped, as a stale task completion. A task that completed the
+// workflow then reads its result, as the job's outcome: it replays the
+// whole history once more, as a worker asked for the result does.
 func (r *run) wfPersist(w *worker) {
-	h := w.wfHist
-	w.wfHist = nil
-	if h == nil {
-		return
-	}
+	h, done := w.wfHist, w.wfDone
+	w.wfHist, w.wfDone = nil, false
 	key := r.sys.JobRef(w.lease.Job).Key
-	if len(r.wf.hist[key]) != w.wfBase {
+	if len(r.wf.hist[key]) != w.wfBase || r.wf.runs[key] != w.wfRun {
 		return
 	}
-	r.wf.hist[key] = h
-	r.wfRecorded(w, h[w.wfBase:])
-	if h[len(h)-1].Kind == workflow.WorkflowCompleted {
-		ctx, err := workflow.ReplayWorkflow(r.wf.def, h)
-		executed := 0
+	if h != nil {
+		from := w.wfBase
+		if w.wfReset {
+			from = 0
+			r.wf.runs[key]++
+		}
+		r.wf.hist[key] = h
+		r.wfRecorded(w, h[from:])
+	}
+	if done {
+		h = r.wf.hist[key]
+		build := wfBuild(w)
+		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build], h)
+		executed, result := 0, ""
 		if ctx != nil {
 			executed = ctx.Executed
 		}
-		r.wfReplayed(w, key, len(h), executed, err)
+		if err == nil {
+			result = " result=" + h[len(h)-1].Result
+		}
+		r.wfReplayedWith(w, key, build, len(h), executed, result, err)
+		r.wfReplayTest(w, key, h)
 	}
 }
 
-// wfRecorded emits a record event per history event made durable.
+// wfReplayTest replays a completed history under each change being rolled
+// out on its own, as a deploy pipeline's replay test does; the verdicts
+// ("test " in the trace) change nothing, and the oracle judges them as
+// any replay's.
+func (r *run) wfReplayTest(w *worker, key string, h []workflow.HistoryEvent) {
+	for c := wfTests; c < len(wfCodes); c++ {
+		_, err := workflow.ReplayWorkflow(r.wf.defs[c], h)
+		r.wfReplayedWith(w, key, c, len(h), 0, "", err)
+	}
+}
+
+// wfRecorded emits a record event per history event made durable: its id,
+// and its text without the id (kind, activity, input or result).
 func (r *run) wfRecorded(w *worker, evs []workflow.HistoryEvent) {
 	for _, he := range evs {
 		job := r.sys.JobRef(w.lease.Job)
 		e := r.simEvent(model.EvWfRecord, r.actor(w))
-		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), he.Kind.String()
+		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), he.What()
 		if st, ok := stageNamed(he.Name); ok {
 			e.Stage, e.HasStage = st, true
 		}
@@ -177,26 +314,40 @@ func (r *run) wfRecorded(w *worker, evs []workflow.HistoryEvent) {
 	}
 }
 
-func (r *run) wfReplayed(w *worker, key string, replayed, executed int, err error) {
+// wfReplayed emits a task's replay of the replayed events of the
+// workflow's history: the code it ran, and the engine's verdict.
+func (r *run) wfReplayed(w *worker, key string, build, replayed, executed int, err error) {
+	r.wfReplayedWith(w, key, build, replayed, executed, "", err)
+}
+
+// wfReplayedWith is wfReplayed for a replay that read the workflow's
+// result (" result=..."; "" for a task).
+func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed int, result string, err error) {
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
+	e.Text = wfCode(build) + result
+	if build >= wfTests {
+		e.Text = "test " + e.Text
+	}
 	if err != nil {
-		e.Text = err.Error()
+		e.Text += " rejected: " + err.Error()
 	}
 	r.emit(e)
 }
 
-// wfResult is the recorded result of activity name in h.
-func wfResult(h []workflow.HistoryEvent, name string) (string, bool) {
+// wfResult is the recorded result of stage st's activity in h.
+func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 	for _, e := range h {
-		if e.Kind == workflow.ActivityCompleted && e.Name == name {
+		if n, ok := stageNamed(e.Name); ok && n == st && e.Kind == workflow.ActivityCompleted {
 			return e.Result, true
 		}
 	}
 	return "", false
 }
 
+// stageNamed is the stage whose activity name is (any build's).
 func stageNamed(name string) (model.Stage, bool) {
+	name, _, _ = strings.Cut(name, ".")
 	for _, st := range model.Stages() {
 		if st.String() == name {
 			return st, true

@@ -15,9 +15,10 @@ import (
 // function against the history, taking every activity result from it, and
 // comparing each command the code generates with the recorded one. Code
 // that decides something from an unrecorded, varying source (an LLM called
-// in the workflow body) generates different commands on replay and is
-// rejected with [ErrNondeterministic]; the same call inside an activity is
-// recorded once and replays cleanly.
+// in the workflow body), or code changed by a deploy while the execution
+// ran, generates different commands on replay and is rejected with
+// [ErrNondeterministic]; the same call inside an activity is recorded once
+// and replays cleanly.
 
 // HistoryKind is the kind of a workflow history event.
 type HistoryKind uint8
@@ -30,13 +31,13 @@ const (
 	WorkflowCompleted                    // Result of the workflow
 )
 
-var historyKindNames = [...]string{"WorkflowExecutionStarted", "ActivityTaskScheduled", "ActivityTaskCompleted", "WorkflowExecutionCompleted"}
+// historyKindNames ends with the name every other value prints: no engine
+// path makes one, and a kind made by hand still prints, with no branch
+// the engine never takes.
+var historyKindNames = [...]string{"WorkflowExecutionStarted", "ActivityTaskScheduled", "ActivityTaskCompleted", "WorkflowExecutionCompleted", "HistoryKindInvalid"}
 
 func (k HistoryKind) String() string {
-	if int(k) < len(historyKindNames) {
-		return historyKindNames[k]
-	}
-	return "history(" + strconv.Itoa(int(k)) + ")"
+	return historyKindNames[min(int(k), len(historyKindNames)-1)]
 }
 
 // HistoryEvent is one entry of a workflow's event history.
@@ -49,8 +50,13 @@ type HistoryEvent struct {
 }
 
 // String prints the event as "3 ActivityTaskCompleted classify → invoice".
-func (e HistoryEvent) String() string {
-	s := strconv.Itoa(e.ID) + " " + e.Kind.String()
+func (e HistoryEvent) String() string { return strconv.Itoa(e.ID) + " " + e.What() }
+
+// What is the event without its id, "ActivityTaskCompleted classify →
+// invoice": what a command the code generates says, and what a trace of
+// the history records (the id goes apart).
+func (e HistoryEvent) What() string {
+	s := e.Kind.String()
 	switch e.Kind {
 	case WorkflowStarted:
 		s += " input=" + e.Input
@@ -94,32 +100,23 @@ func (e *NondeterminismError) Error() string {
 	if e.Event.ID != 0 {
 		want = e.Event.String()
 	}
-	return fmt.Sprintf("%v: history event %s, replay generated %s %s", ErrNondeterministic, want, e.Got.Kind, commandText(e.Got))
+	return fmt.Sprintf("%v: history event %s, replay generated %s", ErrNondeterministic, want, e.Got.What())
 }
 
 // Unwrap lets errors.Is(err, ErrNondeterministic) work.
 func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
 
-func commandText(c HistoryEvent) string {
-	if c.Kind == WorkflowCompleted {
-		return "result=" + c.Result
-	}
-	return c.Name + "(" + c.Input + ")"
-}
-
 // WorkflowContext is what workflow code sees: the way to schedule
 // activities. Every command is first matched against the recorded history
-// (a replay); past its end, a live context executes and records new
-// commands (RunWorkflow, Advance), while a replay-only one rejects them
-// (ReplayWorkflow).
+// (a replay); past its end, commands are executed and recorded while the
+// task's budget lasts, and the code is suspended at the first one beyond it.
 type WorkflowContext struct {
 	wf      *Workflow
 	history []HistoryEvent
-	next    int  // index of the next recorded event to match
-	live    bool // past the history, commands are executed rather than rejected
-	// budget is how many activities a live context may still execute
+	next    int // index of the next recorded event to match
+	// budget is how many activities the context may still execute
 	// before it suspends the code (Advance: a workflow task runs up to
-	// its next activity); negative: no limit.
+	// its next activity; a replay, none); negative: no limit.
 	budget   int
 	Executed int // activities actually executed (a replay executes none)
 }
@@ -127,8 +124,8 @@ type WorkflowContext struct {
 // nondeterminism unwinds the workflow function at the first mismatch.
 type nondeterminism struct{ err *NondeterminismError }
 
-// suspended unwinds the workflow function at a command its live context
-// has no budget left to execute.
+// suspended unwinds the workflow function at a command its context has no
+// budget left to execute.
 type suspended struct{}
 
 // ExecuteActivity schedules activity name with input and returns its
@@ -136,7 +133,7 @@ type suspended struct{}
 // recorded past its end.
 func (c *WorkflowContext) ExecuteActivity(name, input string) string {
 	cmd := HistoryEvent{Kind: ActivityScheduled, Name: name, Input: input}
-	if c.next < len(c.history) || !c.live {
+	if c.next < len(c.history) {
 		c.match(cmd)
 		c.match(HistoryEvent{Kind: ActivityCompleted, Name: name})
 		return c.history[c.next-1].Result
@@ -155,8 +152,8 @@ func (c *WorkflowContext) ExecuteActivity(name, input string) string {
 	return c.history[len(c.history)-1].Result
 }
 
-// record appends e to the history; a live context has matched every
-// recorded event by then, so next follows the end.
+// record appends e to the history; the context has matched every recorded
+// event by then, so next follows the end.
 func (c *WorkflowContext) record(e HistoryEvent) {
 	e.ID = len(c.history) + 1
 	c.history = append(c.history, e)
@@ -166,12 +163,14 @@ func (c *WorkflowContext) record(e HistoryEvent) {
 // match checks a generated command against the next recorded event: same
 // kind, activity name and input; a completion of the workflow must also
 // carry the same result. (An activity's completion is matched by name: its
-// result is whatever was recorded.)
+// result is whatever was recorded.) Past the end of the history the
+// recorded event is the zero one, which no command matches (a history
+// that ends on a scheduled activity with no completion).
 func (c *WorkflowContext) match(cmd HistoryEvent) {
-	if c.next >= len(c.history) {
-		panic(nondeterminism{&NondeterminismError{Got: cmd}})
+	var want HistoryEvent
+	if c.next < len(c.history) {
+		want = c.history[c.next]
 	}
-	want := c.history[c.next]
 	if want.Kind != cmd.Kind || want.Name != cmd.Name || want.Input != cmd.Input ||
 		cmd.Kind == WorkflowCompleted && want.Result != cmd.Result {
 		panic(nondeterminism{&NondeterminismError{Event: want, Got: cmd}})
@@ -179,20 +178,16 @@ func (c *WorkflowContext) match(cmd HistoryEvent) {
 	c.next++
 }
 
-// finish ends a body that returned result: a completion still in the
-// history must match it and be the last event; past the history, a live
-// context records it.
-func (c *WorkflowContext) finish(result string) error {
+// finish ends a body that returned result: a completion in the history
+// must match it (replay has made sure it is the last event); past
+// the history, it is recorded.
+func (c *WorkflowContext) finish(result string) {
 	done := HistoryEvent{Kind: WorkflowCompleted, Result: result}
-	if c.live && c.next >= len(c.history) {
+	if c.next >= len(c.history) {
 		c.record(done)
-		return nil
+		return
 	}
 	c.match(done)
-	if c.next < len(c.history) {
-		return &NondeterminismError{Event: c.history[c.next], Got: done}
-	}
-	return nil
 }
 
 // run runs the body on the context's history and reports how it ended:
@@ -210,39 +205,27 @@ func (c *WorkflowContext) run() (isSuspended bool, err error) {
 			}
 		}
 	}()
-	return false, c.finish(c.wf.Body(c, c.history[0].Input))
+	c.finish(c.wf.Body(c, c.history[0].Input))
+	return false, nil
 }
 
-// RunWorkflow executes wf on input for the first time and returns its
-// event history. ctx reports how many activities were executed.
-func RunWorkflow(wf Workflow, input string) (h []HistoryEvent, ctx *WorkflowContext) {
-	ctx = &WorkflowContext{wf: &wf, live: true, budget: -1}
-	ctx.record(HistoryEvent{Kind: WorkflowStarted, Input: input})
-	if _, err := ctx.run(); err != nil {
-		panic(err) // a live context with no history to match cannot mismatch
-	}
-	return ctx.history, ctx
+// Start is the history of a new execution of a workflow on input: its
+// WorkflowExecutionStarted event, which [Advance] goes on from.
+func Start(input string) []HistoryEvent {
+	return []HistoryEvent{{ID: 1, Kind: WorkflowStarted, Input: input}}
 }
 
 // ReplayWorkflow re-runs wf against a recorded history, as a worker that
 // takes the execution over after a crash does: activities are not
 // executed, and every command the code generates must match the history.
-// It returns a *NondeterminismError (errors.Is ErrNondeterministic) at the
-// first mismatch, and the context (whose Executed stays 0).
-func ReplayWorkflow(wf Workflow, h []HistoryEvent) (ctx *WorkflowContext, err error) {
-	if err := checkStart(h); err != nil {
-		return nil, err
-	}
-	ctx = &WorkflowContext{wf: &wf, history: h, next: 1}
-	_, err = ctx.run()
+// A history of an execution still running replays up to its end, as
+// Temporal's replayer accepts one (the code is suspended at its next
+// command). It returns a *NondeterminismError (errors.Is
+// ErrNondeterministic) at the first mismatch, and the context (whose
+// Executed stays 0).
+func ReplayWorkflow(wf Workflow, h []HistoryEvent) (*WorkflowContext, error) {
+	ctx, _, err := replay(wf, h, 0)
 	return ctx, err
-}
-
-func checkStart(h []HistoryEvent) error {
-	if len(h) == 0 || h[0].Kind != WorkflowStarted {
-		return errors.New("workflow: a workflow history starts with " + WorkflowStarted.String())
-	}
-	return nil
 }
 
 // Step is what one workflow task did ([Advance]).
@@ -253,22 +236,32 @@ type Step struct {
 	Done     bool           // the workflow completed: History ends with its WorkflowExecutionCompleted
 }
 
-// Advance is one workflow task on a partial history, as a worker runs it
-// when it picks an execution up: it replays h (no recorded activity runs
-// again), then executes at most budget new activities, recording each,
-// and suspends the code at the next one; a body that returns is recorded
-// as completed. budget 0 replays only. h itself is not modified. A history
-// the code does not match is a *NondeterminismError.
+// Advance is one workflow task on a history ([Start]'s, or one recorded
+// since), as a worker runs it when it picks an execution up: it replays h
+// (no recorded activity runs again), then executes at most budget new
+// activities, recording each, and suspends the code at the next one; a
+// body that returns is recorded as completed. budget 0 replays only; a
+// negative budget runs the workflow to its end. h itself is not modified.
+// A history the code does not match is a *NondeterminismError.
 func Advance(wf Workflow, h []HistoryEvent, budget int) (Step, error) {
-	if err := checkStart(h); err != nil {
-		return Step{}, err
-	}
-	ctx := &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, live: true, budget: max(budget, 0)}
-	isSuspended, err := ctx.run()
+	ctx, isSuspended, err := replay(wf, h, budget)
 	if err != nil {
 		return Step{}, err
 	}
 	return Step{History: ctx.history, Replayed: len(h), Executed: ctx.Executed, Done: !isSuspended}, nil
+}
+
+// replay runs a workflow task with budget on a copy of h. It refuses what
+// no execution records: a history that does not start with
+// WorkflowExecutionStarted, or goes on after its WorkflowExecutionCompleted.
+func replay(wf Workflow, h []HistoryEvent, budget int) (ctx *WorkflowContext, isSuspended bool, err error) {
+	done := slices.IndexFunc(h, func(e HistoryEvent) bool { return e.Kind == WorkflowCompleted })
+	if len(h) == 0 || h[0].Kind != WorkflowStarted || done >= 0 && done != len(h)-1 {
+		return nil, false, errors.New("workflow: a workflow history starts with " + WorkflowStarted.String() + " and ends at its " + WorkflowCompleted.String())
+	}
+	ctx = &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, budget: budget}
+	isSuspended, err = ctx.run()
+	return ctx, isSuspended, err
 }
 
 // SampledLLM is a modeled LLM sampled at a temperature above zero: asked

@@ -41,10 +41,11 @@ func newLLM() *workflow.SampledLLM {
 func TestReplayOfActivityIsDeterministic(t *testing.T) {
 	llm := newLLM()
 	wf := classifyThenExtract(llm, true)
-	h, run := workflow.RunWorkflow(wf, "acme:d1")
-	if run.Executed != 3 || llm.Calls != 1 {
-		t.Fatalf("first execution: %d activities, %d LLM calls; want 3 and 1", run.Executed, llm.Calls)
+	run, err := workflow.Advance(wf, workflow.Start("acme:d1"), -1)
+	if err != nil || !run.Done || run.Executed != 3 || llm.Calls != 1 {
+		t.Fatalf("first execution: %d activities, %d LLM calls, done %v, %v; want 3, 1, done", run.Executed, llm.Calls, run.Done, err)
 	}
+	h := run.History
 	for i := 0; i < 3; i++ { // any number of replays, by any worker
 		ctx, err := workflow.ReplayWorkflow(wf, h)
 		if err != nil {
@@ -62,7 +63,7 @@ func TestReplayOfActivityIsDeterministic(t *testing.T) {
 func TestReplayOfLLMInBodyIsRejected(t *testing.T) {
 	llm := newLLM()
 	wf := classifyThenExtract(llm, false)
-	h, _ := workflow.RunWorkflow(wf, "acme:d1")
+	h := runWhole(t, wf, "acme:d1")
 	_, err := workflow.ReplayWorkflow(wf, h)
 	if !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("replay: got %v, want ErrNondeterministic", err)
@@ -81,7 +82,7 @@ func TestReplayOfLLMInBodyIsRejected(t *testing.T) {
 
 func TestReplayChecksResultAndLength(t *testing.T) {
 	wf := classifyThenExtract(newLLM(), true)
-	h, _ := workflow.RunWorkflow(wf, "acme:d1")
+	h := runWhole(t, wf, "acme:d1")
 
 	changed := append([]workflow.HistoryEvent(nil), h...)
 	changed[len(changed)-1].Result = "something else"
@@ -89,11 +90,28 @@ func TestReplayChecksResultAndLength(t *testing.T) {
 		t.Fatalf("different recorded result: got %v, want ErrNondeterministic", err)
 	}
 	longer := append(append([]workflow.HistoryEvent(nil), h...), workflow.HistoryEvent{ID: len(h) + 1, Kind: workflow.ActivityScheduled, Name: "x"})
-	if _, err := workflow.ReplayWorkflow(wf, longer); !errors.Is(err, workflow.ErrNondeterministic) {
-		t.Fatalf("history longer than the code: got %v, want ErrNondeterministic", err)
+	if _, err := workflow.ReplayWorkflow(wf, longer); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("events after the completion: got %v, want a plain error (no execution records one)", err)
 	}
-	if _, err := workflow.ReplayWorkflow(wf, h[:3]); !errors.Is(err, workflow.ErrNondeterministic) {
-		t.Fatalf("history shorter than the code: got %v, want ErrNondeterministic", err)
+	// A running execution's history replays up to its end, as Temporal's
+	// replayer accepts one: the code did nothing nondeterministic.
+	if ctx, err := workflow.ReplayWorkflow(wf, h[:3]); err != nil || ctx.Executed != 0 {
+		t.Fatalf("history of a running execution: %v (%d executed), want a clean replay", err, ctx.Executed)
+	}
+	// One that ends on an activity scheduled and never completed (no
+	// task of this engine records one without the other) is refused there.
+	_, err := workflow.ReplayWorkflow(wf, h[:2])
+	if !errors.Is(err, workflow.ErrNondeterministic) || !strings.Contains(err.Error(), "history event no more events, replay generated ActivityTaskCompleted classify") {
+		t.Fatalf("history ending on a scheduled activity: got %v", err)
+	}
+	changedInput := append([]workflow.HistoryEvent(nil), h...)
+	changedInput[1].Input = "acme:d2"
+	if _, err := workflow.ReplayWorkflow(wf, changedInput); !errors.Is(err, workflow.ErrNondeterministic) ||
+		!strings.Contains(err.Error(), "history event 2 ActivityTaskScheduled classify(acme:d2), replay generated ActivityTaskScheduled classify(acme:d1)") {
+		t.Fatalf("a recorded input the code does not generate: got %v", err)
+	}
+	if _, err := workflow.ReplayWorkflow(wf, h[1:]); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("history with no start: got %v, want a plain error", err)
 	}
 	if _, err := workflow.ReplayWorkflow(wf, nil); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("empty history: got %v, want a plain error", err)
@@ -118,7 +136,8 @@ func ExampleReplayWorkflow() {
 			return ctx.ExecuteActivity("extract-"+label, doc)
 		},
 	}
-	h, _ := workflow.RunWorkflow(wf, "d1")
+	st, _ := workflow.Advance(wf, workflow.Start("d1"), -1)
+	h := st.History
 	for _, e := range h {
 		fmt.Println(e)
 	}
@@ -139,7 +158,7 @@ func ExampleReplayWorkflow() {
 func TestAdvanceTaskByTask(t *testing.T) {
 	llm := newLLM()
 	wf := classifyThenExtract(llm, true)
-	h := []workflow.HistoryEvent{{ID: 1, Kind: workflow.WorkflowStarted, Input: "acme:d1"}}
+	h := workflow.Start("acme:d1")
 	for task := 1; ; task++ {
 		if st, err := workflow.Advance(wf, h, 0); err != nil || st.Executed != 0 || len(st.History) != len(h) {
 			t.Fatalf("task %d with no budget: %d executed, %d events (had %d), %v", task, st.Executed, len(st.History), len(h), err)
@@ -167,7 +186,7 @@ func TestAdvanceTaskByTask(t *testing.T) {
 	if llm.Calls != 1 {
 		t.Fatalf("the classifier was called %d times, want 1 (replays read its answer)", llm.Calls)
 	}
-	want, _ := workflow.RunWorkflow(classifyThenExtract(newLLM(), true), "acme:d1")
+	want := runWhole(t, classifyThenExtract(newLLM(), true), "acme:d1")
 	if fmt.Sprint(h) != fmt.Sprint(want) {
 		t.Fatalf("task by task:\n%v\none run:\n%v", h, want)
 	}
@@ -181,27 +200,74 @@ func TestAdvanceTaskByTask(t *testing.T) {
 
 func TestAdvanceRejects(t *testing.T) {
 	wf := classifyThenExtract(newLLM(), true)
-	h, _ := workflow.RunWorkflow(wf, "acme:d1")
+	h := runWhole(t, wf, "acme:d1")
 	changed := append([]workflow.HistoryEvent(nil), h[:4]...)
 	changed[3].Name = "extract-other"
 	if _, err := workflow.Advance(wf, changed, 1); !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("partial history the code does not match: got %v, want ErrNondeterministic", err)
 	}
 	longer := append(append([]workflow.HistoryEvent(nil), h...), workflow.HistoryEvent{ID: len(h) + 1, Kind: workflow.ActivityScheduled, Name: "x"})
-	if _, err := workflow.Advance(wf, longer, 1); !errors.Is(err, workflow.ErrNondeterministic) {
-		t.Fatalf("events past the completion: got %v, want ErrNondeterministic", err)
+	if _, err := workflow.Advance(wf, longer, 1); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
+		t.Fatalf("events past the completion: got %v, want a plain error", err)
 	}
 	if _, err := workflow.Advance(wf, nil, 1); err == nil || errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("empty history: got %v, want a plain error", err)
 	}
 	llm := newLLM()
 	inBody := classifyThenExtract(llm, false)
-	h2 := []workflow.HistoryEvent{{ID: 1, Kind: workflow.WorkflowStarted, Input: "acme:d1"}}
-	st, err := workflow.Advance(inBody, h2, 1)
+	st, err := workflow.Advance(inBody, workflow.Start("acme:d1"), 1)
 	if err != nil || st.Executed != 1 {
 		t.Fatalf("first task of the LLM-in-body workflow: %+v, %v", st, err)
 	}
 	if _, err := workflow.Advance(inBody, st.History, 1); !errors.Is(err, workflow.ErrNondeterministic) {
 		t.Fatalf("takeover of the LLM-in-body workflow: got %v, want ErrNondeterministic", err)
+	}
+}
+
+// runWhole runs wf on input to its end in one workflow task.
+func runWhole(t *testing.T, wf workflow.Workflow, input string) []workflow.HistoryEvent {
+	t.Helper()
+	st, err := workflow.Advance(wf, workflow.Start(input), -1)
+	if err != nil || !st.Done {
+		t.Fatalf("run of %s on %s: done %v, %v", wf.Name, input, st.Done, err)
+	}
+	return st.History
+}
+
+func TestHistoryPrints(t *testing.T) {
+	for _, c := range []struct {
+		e    workflow.HistoryEvent
+		want string
+	}{
+		{workflow.HistoryEvent{ID: 1, Kind: workflow.WorkflowStarted, Input: "d1"}, "1 WorkflowExecutionStarted input=d1"},
+		{workflow.HistoryEvent{ID: 2, Kind: workflow.ActivityScheduled, Name: "classify", Input: "d1"}, "2 ActivityTaskScheduled classify(d1)"},
+		{workflow.HistoryEvent{ID: 3, Kind: workflow.ActivityCompleted, Name: "classify", Result: "invoice"}, "3 ActivityTaskCompleted classify → invoice"},
+		{workflow.HistoryEvent{ID: 4, Kind: workflow.WorkflowCompleted, Result: "ok"}, "4 WorkflowExecutionCompleted result=ok"},
+		{workflow.HistoryEvent{ID: 5, Kind: 9}, "5 HistoryKindInvalid"},
+	} {
+		if got := c.e.String(); got != c.want {
+			t.Errorf("%#v prints %q, want %q", c.e, got, c.want)
+		}
+	}
+}
+
+func TestUnknownActivityAndForeignPanics(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		body func(*workflow.WorkflowContext, string) string
+	}{
+		{"unknown activity", func(ctx *workflow.WorkflowContext, in string) string { return ctx.ExecuteActivity("nope", in) }},
+		{"body panics", func(*workflow.WorkflowContext, string) string { panic("boom") }},
+	} {
+		name, body := c.name, c.body
+		func() {
+			defer func() {
+				if p := recover(); p == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			_, _ = workflow.Advance(workflow.Workflow{Name: "w", Body: body}, workflow.Start("x"), 1)
+			t.Errorf("%s: Advance returned", name)
+		}()
 	}
 }
