@@ -167,6 +167,10 @@ var faultText = map[string][2]string{
 	"resubmit":     {"o cliente insere o mesmo documento de novo num dado instante (insert único: o mesmo job)", "a client inserts a document again at a given time (a unique insert: the same job)"},
 	"redrive":      {"um operador pede que um job descartado ou cancelado rode de novo (JobRetry)", "an operator asks a discarded or cancelled job to run again (JobRetry)"},
 	"few-attempts": {"o job de um documento é inserido com um max_attempts menor que o da execução (a última tentativa chega cedo)", "a document's job is inserted with a smaller max_attempts than the run's (its last attempt comes soon)"},
+	"clock-ahead":  {"o relógio do processo de um worker adianta em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs ahead of the database's for a while (only on queues that declare that clock)"},
+	"clock-behind": {"o relógio do processo de um worker atrasa em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs behind the database's for a while (only on queues that declare that clock)"},
+	"zone":         {"o fuso horário local do processo fica atrás de UTC (só em filas que declaram esse relógio)", "the process's local time zone is behind UTC (only on queues that declare that clock)"},
+	"dst":          {"uma transição de horário de verão acontece durante a execução (só em filas que declaram esse relógio)", "a daylight-saving transition happens during the run (only on queues that declare that clock)"},
 }
 
 // riverFaults lists the fault kinds with how often each took effect in

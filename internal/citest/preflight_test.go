@@ -13,7 +13,7 @@ import (
 
 // tools are what the preflight looks for on PATH; each is linked into a
 // PATH of the test's own unless the case leaves it out.
-var tools = []string{"make", "rsvg-convert", "chromium", "redis-server", "initdb", "postgres"}
+var tools = []string{"make", "rsvg-convert", "chromium", "redis-server", "jq", "initdb", "postgres"}
 
 // pathWith is a directory holding the shell tools the script itself
 // uses and those of tools not in without (each a link to the machine's
