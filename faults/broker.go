@@ -1,6 +1,9 @@
 package faults
 
-import "github.com/durasim/durasim/model"
+import (
+	"github.com/durasim/durasim/model"
+	"github.com/durasim/durasim/scheduler"
+)
 
 // BrokerAction is what the broker does to one published message. The zero
 // value delivers it normally. Reorder asks the simulator to deliver the
@@ -66,9 +69,17 @@ func (a *BrokerAction) set(f Fault) {
 	}
 }
 
-// Commit is called once per outbox commit. True means the commit is
-// ambiguous: it happened, but the caller sees a timeout.
-func (in *Injector) Commit() bool {
+// absorbedBoost multiplies the ambiguous-commit rate on a commit the
+// outbox absorbed as a duplicate (a retry, or a zombie's commit of a stage
+// the job's new holder already committed): a run makes few, and a zombie
+// back after the job finished that then sees its commit time out is the
+// conjunction ambiguous-commit@done (sim/pairs.go).
+const absorbedBoost = 16
+
+// Commit is called once per outbox commit; absorbed says the outbox
+// absorbed it as a duplicate. True means the commit is ambiguous: it
+// happened, but the caller sees a timeout.
+func (in *Injector) Commit(absorbed bool) bool {
 	in.counts.commits++
 	if in.stopped {
 		return false
@@ -80,7 +91,11 @@ func (in *Injector) Commit() bool {
 			return true
 		}
 	}
-	if in.roll(AmbiguousCommit) {
+	boost := scheduler.PPM(1)
+	if absorbed {
+		boost = absorbedBoost
+	}
+	if in.swarmOn(AmbiguousCommit) && in.r.Chance(min(scheduler.Million, boost*in.swarm.Kinds[AmbiguousCommit].Rate)) {
 		in.take(Fault{Kind: AmbiguousCommit, Nth: n})
 		return true
 	}

@@ -61,7 +61,7 @@ func TestBrokerAndCommitFaults(t *testing.T) {
 		}
 	}
 	for i, w := range []bool{false, true, false} {
-		if got := in.Commit(); got != w {
+		if got := in.Commit(false); got != w {
 			t.Errorf("commit %d = %t, want %t", i+1, got, w)
 		}
 	}
@@ -143,7 +143,7 @@ func TestStopSilencesEverythingButHandedOutDeadlines(t *testing.T) {
 		if a := in.Publish(); a != (BrokerAction{}) {
 			t.Errorf("Publish() = %+v after Stop", a)
 		}
-		if in.Commit() {
+		if in.Commit(false) {
 			t.Error("Commit() ambiguous after Stop")
 		}
 		for doc := int32(1); doc <= 3; doc++ {
@@ -265,4 +265,31 @@ func TestNewInjectorRejectsInvalidPlans(t *testing.T) {
 		}
 	}()
 	NewInjector(Plan{Faults: []Fault{{Kind: Crash, Boundary: model.RelayAfterPublishBeforeMark, Nth: 1}}}, nil, nil)
+}
+
+// An absorbed commit (the outbox took it as a duplicate) times out at
+// absorbedBoost times the swarm's rate; Boost switches a kind on at least
+// at a rate.
+func TestAbsorbedCommitBoost(t *testing.T) {
+	count := func(absorbed bool) int {
+		r := scheduler.NewStream(7)
+		s := &Swarm{Params: SwarmParams{MaxFaults: 1 << 30}.withDefaults()}
+		s.Boost(AmbiguousCommit, 20_000)
+		s.Boost(AmbiguousCommit, 10_000) // a lower rate leaves it at 2%
+		in := NewInjector(Plan{}, s, r)
+		n := 0
+		for range 20_000 {
+			if in.Commit(absorbed) {
+				n++
+			}
+		}
+		return n
+	}
+	plain, absorbed := count(false), count(true)
+	if plain < 300 || plain > 500 {
+		t.Errorf("%d of 20,000 plain commits ambiguous at 2%%, want about 400", plain)
+	}
+	if lo, hi := plain*absorbedBoost*3/4, plain*absorbedBoost*5/4; absorbed < lo || absorbed > hi {
+		t.Errorf("%d of 20,000 absorbed commits ambiguous, want about %d× the plain %d", absorbed, absorbedBoost, plain)
+	}
 }

@@ -74,7 +74,7 @@ func call(in *Injector, o op) string {
 	case callPublish:
 		return fmt.Sprintf("publish: %+v", in.Publish())
 	case callCommit:
-		return fmt.Sprintf("commit: %t", in.Commit())
+		return fmt.Sprintf("commit: %t", in.Commit(false))
 	case callWork:
 		return fmt.Sprintf("work doc=%d %v attempt=%d: %v", o.doc, o.stage, o.attempt, in.WorkError(o.doc, o.stage, o.attempt))
 	case callRateLimited:

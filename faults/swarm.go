@@ -117,6 +117,12 @@ func between(r *scheduler.Stream, lo, hi model.Time) model.Time {
 	return ms * model.Time(r.Between(scheduler.Time(lo), scheduler.Time(hi)))
 }
 
+// Boost switches kind k on at rate at least rate: a seed biased toward
+// a rare conjunction that needs k often.
+func (s *Swarm) Boost(k Kind, rate scheduler.PPM) {
+	s.Kinds[k] = KindSetting{Enabled: true, Rate: max(s.Kinds[k].Rate, rate)}
+}
+
 // Enabled reports whether the swarm injects faults of kind k.
 func (s *Swarm) Enabled(k Kind) bool { return k < KindCount && s.Kinds[k].Enabled }
 

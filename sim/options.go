@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
 )
@@ -18,13 +19,15 @@ import (
 // at the edges of the tenant pattern among them), a tight token budget
 // (retries that spend it: seed 004's budget path), documents at the
 // largest operationVersion (Config.EdgeVersions), a backoff capped at its
-// base, a breaker at the edges of its settings or (one seed in eight) one that
+// base, a breaker at the edges of its settings or (one seed in five) one that
 // opens on few failures, (and, in one seed in four,
 // a probe of one setting past its edge: pastedge.go), and three seeds in
-// eight a share of documents run as durable workflows (workflow.go). Each option
+// eight a share of documents run as durable workflows (workflow.go); one
+// seed in six stalls (stallingSwarm). Each option
 // touches only a setting left at its default, so a run's explicit settings
 // win; the options drawn become part of the run's Config, which the
-// reproduce and replay commands print as flags.
+// reproduce and replay commands print as flags (a stalling seed's fault
+// mix is drawn again from the seed, and printed with its trace).
 
 // swarmOptions are the configuration options one seed draws.
 type swarmOptions struct {
@@ -42,6 +45,7 @@ type swarmOptions struct {
 	pastEdge     int   // 1 + the index in pastEdges of the setting to probe past its edge; 0: none
 	wfEvery      int32 // 0: no document runs as a durable workflow
 	touchy       bool  // a breaker that opens on few failures (touchyBreaker)
+	stalls       bool  // an idle pipeline whose workers stall and whose commits time out (stallingSwarm)
 }
 
 // drawOptions draws seed's options from their own stream, so they change
@@ -69,7 +73,8 @@ func drawOptions(seed uint64) swarmOptions {
 	// a quarter of them, an eighth of all documents on average (its cost
 	// is about one more event in twenty per seed).
 	wfEvery := [...]int32{0, 0, 0, 0, 0, 2, 4, 4}[r.IntN(8)]
-	touchy := r.Chance(125_000)
+	touchy := r.Chance(200_000)
+	stalls := r.Chance(166_667)
 	o.ordered = ordered
 	if short {
 		o.retention = retention
@@ -107,7 +112,10 @@ func drawOptions(seed uint64) swarmOptions {
 	if pastEdge < len(pastEdges) {
 		o.pastEdge = 1 + pastEdge
 	}
-	o.wfEvery, o.touchy = wfEvery, touchy
+	o.wfEvery, o.touchy, o.stalls = wfEvery, touchy, stalls
+	if stalls && o.gapFactor < 60 {
+		o.gapFactor = 60
+	}
 	return o
 }
 
@@ -127,6 +135,19 @@ func edgeBreaker(b model.BreakerConfig) model.BreakerConfig {
 func touchyBreaker(b model.BreakerConfig) model.BreakerConfig {
 	b.Window, b.MinSamples, b.ThresholdPPM, b.Cooldown, b.Canaries = 8, 4, 250_000, 2*b.Cooldown, 8
 	return b
+}
+
+// stallingSwarm biases a stalling seed's fault mix: workers pause (a GC
+// or network stall) and commits time out after they took effect, in a
+// pipeline whose arrivals are spread out (drawOptions), so that a lapsed
+// lease is taken over at once rather than behind a backlog. A worker that
+// stalls past its lease, comes back after the job's new holder finished
+// it, and sees its absorbed commit time out is the conjunction
+// ambiguous-commit@done (pairs.go), which the plain mix reaches in one
+// seed of 20,000. The seed's printed fault mix shows the rates.
+func stallingSwarm(s *faults.Swarm) {
+	s.Boost(faults.Pause, 40_000)
+	s.Boost(faults.AmbiguousCommit, 50_000)
 }
 
 // tightTokenBudget is the budget of a seed that draws a tight one: about

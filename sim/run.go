@@ -315,6 +315,9 @@ func (r *run) newInjector() *faults.Injector {
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
 		})
+		if drawOptions(r.seed).stalls {
+			stallingSwarm(r.swarm)
+		}
 	}
 	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
 }

@@ -147,7 +147,7 @@ func (r *run) stepCommit(w *worker) {
 	if r.cutAtDeadline(w, job) {
 		return
 	}
-	_, err := r.sys.CommitResultWithEvent(model.CommitRequest{
+	res, err := r.sys.CommitResultWithEvent(model.CommitRequest{
 		Actor: r.actor(w), Job: w.lease.Job, Tenant: job.Tenant, Key: job.Key,
 		Stage: w.stage, PayloadHash: job.PayloadHash, Value: w.value,
 	})
@@ -157,7 +157,7 @@ func (r *run) stepCommit(w *worker) {
 	}
 	r.wfPersist(w)
 	r.kickRelay()
-	if r.inj.Commit() && w.commitTries < 2 {
+	if r.inj.Commit(res.Deduped) && w.commitTries < 2 {
 		w.commitTries++
 		e := r.simEvent(model.EvFault, r.actor(w))
 		e.Job, e.Text = w.lease.Job, "ambiguous-commit"

@@ -55,7 +55,7 @@ func TestRunHTML(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"seed-1.html", "seed-1.repro", "seed-10.html", "seed-10.repro", "seed-3.html", "seed-3.repro", "seed-5.html", "seed-5.repro"}; !slices.Equal(names, want) {
+	if want := []string{"seed-1.html", "seed-1.repro", "seed-10.html", "seed-10.repro", "seed-3.html", "seed-3.repro", "seed-5.html", "seed-5.repro", "seed-7.html", "seed-7.repro"}; !slices.Equal(names, want) {
 		t.Errorf("pages %v, want %v (the failing seeds' pages and repro files)", names, want)
 	}
 	// Each repro file beside a page replays its seed: it fails the same way.
