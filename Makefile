@@ -158,7 +158,7 @@ RIVER_VERSIONS ?= v0.47.0 v0.51.2
 river-compat: river-repro
 	RIVER_VERSIONS="$(RIVER_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
 
-# asynq's releases (internal/asynqcompat/compat.sh says what passes): for
+# asynq's releases (internal/rivercompat/compat.sh, COMPAT_TARGET=asynq, says what passes): for
 # each of ASYNQ_VERSIONS, a copy of the working tree with asynq at that
 # version must build and run a short `durasim chaos -target asynq` to its
 # report (a throwaway redis-server and PostgreSQL server), every check
@@ -166,7 +166,7 @@ river-compat: river-repro
 # lease and recoverer set the drain's pace).
 ASYNQ_VERSIONS ?= v0.23.0 v0.24.1 v0.25.1 v0.26.0
 asynq-compat: asynq-repro
-	ASYNQ_VERSIONS="$(ASYNQ_VERSIONS)" GO="$(GO)" bash internal/asynqcompat/compat.sh
+	COMPAT_TARGET=asynq ASYNQ_VERSIONS="$(ASYNQ_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
 
 # asynq's behaviours durasim found, as plain Go tests against asynq alone
 # (asynqchaos/testdata/asynqrepro, its own module; a throwaway redis-server).

@@ -22,7 +22,7 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.DB = pgtest.Fresh(t, pgtest.URL(t))
-	c.Design, c.Workers, c.Steady, c.MaxWorkers, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
+	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
 	c.PauseEvery, c.MaxFreeze, c.Zombies = 150*time.Millisecond, c.RescueAfter+time.Second, 0
 	c.Drain, c.Timeout = 45*time.Second, 55*time.Second
 	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
@@ -57,7 +57,7 @@ func TestRunTxChecked(t *testing.T) {
 	if len(rep.Leaders) == 0 || len(rep.BadLeaders) > 0 {
 		t.Errorf("leaders %v (not children: %v)", rep.Leaders, rep.BadLeaders)
 	}
-	for _, name := range rep.checkNames {
+	for _, name := range rep.Checked {
 		if !lineHas(out.String(), name+" ", "holds") {
 			t.Errorf("report line of %s does not say holds", name)
 		}
