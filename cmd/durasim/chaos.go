@@ -21,6 +21,9 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	if t, ok := targetOf(args); ok && t == "asynq" {
 		return cmdChaosAsynq(args, stdout, stderr) // chaos_asynq.go
 	}
+	if t, ok := targetOf(args); ok && t == "goqite" {
+		return cmdChaosGoqite(args, stdout, stderr) // chaos_goqite.go
+	}
 	if _, ok := targetOf(args); ok {
 		return cmdChaosRiver(args, stdout, stderr) // chaos_river.go
 	}
