@@ -1,7 +1,6 @@
 package goqitechaos
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/targetsim"
 )
@@ -34,10 +34,7 @@ func run(t *testing.T, c Config) (*Report, string) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("run took %v:\n%s", time.Since(start).Round(time.Millisecond), out.String())
-	return rep, out.String()
+	return rep, workloadtest.Printed(t, rep, time.Since(start))
 }
 
 // goqite's own queue API under SIGKILL at every point of the correct
@@ -53,18 +50,10 @@ func TestRunTxChecked(t *testing.T) {
 	if !rep.OK() || !rep.Drained {
 		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
 	}
-	for _, p := range PointsOf(c.Design).List() {
-		if rep.Kills[p] == 0 || rep.KillLines[p.String()] < rep.Kills[p] {
-			t.Errorf("point %s: %d kills, %d kill lines", p, rep.Kills[p], rep.KillLines[p.String()])
-		}
-	}
-	if total := rep.TotalKills(); total < c.Kills || rep.Restarts != total || rep.Takeovers < 1 || rep.HardStops != 0 {
-		t.Errorf("%d kills (want %d), %d restarts, %d takeovers, %d hard stops", total, c.Kills, rep.Restarts, rep.Takeovers, rep.HardStops)
-	}
-	for _, name := range rep.Checked {
-		if !lineHas(out, name+" ", "holds") {
-			t.Errorf("report line of %s does not say holds", name)
-		}
+	workloadtest.Killed(t, rep, c.Kills)
+	workloadtest.Hold(t, rep, out)
+	if rep.Takeovers < 1 {
+		t.Errorf("%d takeovers", rep.Takeovers)
 	}
 	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 || rep.MissingDocs != 0 || rep.CompletedDocs < c.Jobs {
 		t.Errorf("effects %d for %d completed documents (%d duplicated, %d missing)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs, rep.MissingDocs)
@@ -78,18 +67,10 @@ func TestRunTxChecked(t *testing.T) {
 func TestRunEffectOutsideTxCaught(t *testing.T) {
 	t.Parallel()
 	rep, out := run(t, shortRun(t, targetsim.EffectOutsideTx, 4))
-	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.DuplicateDocs == 0 {
-		t.Fatalf("effect-outside-tx not caught:\n%s", out)
+	workloadtest.CaughtBy(t, rep, out, invariants.TargetEffectOnce)
+	if rep.DuplicateDocs == 0 {
+		t.Errorf("no document with two effects:\n%s", out)
 	}
-	for _, v := range rep.Violations {
-		if v.Invariant != invariants.TargetEffectOnce {
-			t.Errorf("violation of another check: %s", v)
-		}
-	}
-	if rep.Dir == "" {
-		t.Error("a failing run removed its histories")
-	}
-	os.RemoveAll(rep.Dir)
 }
 
 // The key without the tenant is caught with no kill at all: two tenants'
@@ -98,7 +79,7 @@ func TestRunEffectOutsideTxCaught(t *testing.T) {
 func TestRunKeyWithoutTenantCaught(t *testing.T) {
 	t.Parallel()
 	rep, out := run(t, shortRun(t, targetsim.KeyWithoutTenant, 0))
-	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
+	if rep.OK() || !workloadtest.LineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
 		t.Fatalf("key-without-tenant not caught:\n%s", out)
 	}
 	os.RemoveAll(rep.Dir)
@@ -113,13 +94,4 @@ func TestBadInput(t *testing.T) {
 	if _, ok := err.(*UsageError); !ok || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Run on %s = %v, want a one-line UsageError", c.DB, err)
 	}
-}
-
-func lineHas(out, prefix, s string) bool {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, prefix) {
-			return strings.Contains(l, s)
-		}
-	}
-	return false
 }
