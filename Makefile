@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro asynq-compat asynq-repro
+.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro goqite-chaos asynq-compat asynq-repro
 
 all: test
 
@@ -54,9 +54,9 @@ arch386:
 # sweep takes 10 seeds instead of 200 and its broken-store cases, which
 # run on one goroutine, are left to unit: see mirror/race_on_test.go).
 race:
-	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash, chaos, internal/pgtest);"
+	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash and crash/workload, chaos, internal/pgtest);"
 	@echo "race: about 5 minutes on 2 cores, mostly cmd/durasim's tests; each package prints when it is done"
-	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash ./chaos ./internal/pgtest/...
+	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash/... ./chaos ./internal/pgtest/...
 
 sweep: build
 	bin/durasim run -seeds 1:$(SEEDS)
@@ -158,7 +158,7 @@ RIVER_VERSIONS ?= v0.47.0 v0.51.2
 river-compat: river-repro
 	RIVER_VERSIONS="$(RIVER_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
 
-# asynq's releases (internal/asynqcompat/compat.sh says what passes): for
+# asynq's releases (internal/rivercompat/compat.sh, COMPAT_TARGET=asynq, says what passes): for
 # each of ASYNQ_VERSIONS, a copy of the working tree with asynq at that
 # version must build and run a short `durasim chaos -target asynq` to its
 # report (a throwaway redis-server and PostgreSQL server), every check
@@ -166,7 +166,7 @@ river-compat: river-repro
 # lease and recoverer set the drain's pace).
 ASYNQ_VERSIONS ?= v0.23.0 v0.24.1 v0.25.1 v0.26.0
 asynq-compat: asynq-repro
-	ASYNQ_VERSIONS="$(ASYNQ_VERSIONS)" GO="$(GO)" bash internal/asynqcompat/compat.sh
+	COMPAT_TARGET=asynq ASYNQ_VERSIONS="$(ASYNQ_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
 
 # asynq's behaviours durasim found, as plain Go tests against asynq alone
 # (asynqchaos/testdata/asynqrepro, its own module; a throwaway redis-server).
@@ -188,6 +188,13 @@ river-repro:
 GOQITE_VERSIONS ?= github.com/maragudk/goqite@v0.2.3 maragu.dev/goqite@v0.4.0
 goqite-compat: goqite-repro
 	COMPAT_TARGET=goqite GOQITE_VERSIONS="$(GOQITE_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
+
+# goqite's own queue API in child processes on one SQLite file, SIGKILLed
+# at the handler's points and frozen past the visibility timeout (package
+# goqitechaos on crash/workload; its e2e tests, about 5 s, run in unit).
+# About 40 s for 300 kills; no server needed.
+goqite-chaos: build
+	bin/durasim chaos -target goqite -kills 300
 
 # goqite's behaviours durasim found, as plain Go tests against goqite
 # alone (target/goqitetarget/testdata/goqiterepro: goqite v0.4.0).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/targetsim"
 )
@@ -17,9 +18,10 @@ import (
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
 	for _, c := range []ChildConfig{
-		{ID: 2, Incarnation: 7, Design: targetsim.KeyWithoutTenant, Kill: crash.Assignment{At: boundary.AfterCommit, Nth: 3}, History: "/tmp/x/w2.7.jsonl",
-			Seed: 9, Concurrency: 3, RetryDelay: 2500 * time.Millisecond, Work: 40 * time.Millisecond},
-		{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, RetryDelay: time.Second, Work: time.Millisecond},
+		{Child: workload.Child{ID: 2, Incarnation: 7, Design: targetsim.KeyWithoutTenant, Kill: crash.Assignment{At: boundary.AfterCommit, Nth: 3},
+			History: "/tmp/x/w2.7.jsonl", Seed: 9, Concurrency: 3, Work: 40 * time.Millisecond}, RetryDelay: 2500 * time.Millisecond},
+		{Child: workload.Child{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, Work: time.Millisecond},
+			RetryDelay: time.Second},
 	} {
 		var got ChildConfig
 		fs := flag.NewFlagSet("child", flag.ContinueOnError)

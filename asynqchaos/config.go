@@ -1,37 +1,22 @@
 package asynqchaos
 
 import (
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/targetsim"
 )
 
-// Config is an asynq chaos run.
+// Config is an asynq chaos run: the workload's settings (package
+// crash/workload: -pause-every freezes a child holding a task until
+// asynq's recoverer has handed the task to another server), and asynq's.
 type Config struct {
-	// Settings: -kills (and one at least at each kill point, when Kills
-	// is not below their number), -seed (of the kill points, the
-	// freezes, the work times and the re-enqueues; timing is real: runs
-	// differ), -pause-every (freeze a child holding a task until asynq's
-	// recoverer has handed the task to another server, or MaxFreeze ran
-	// out: then thaw it, a zombie), -reach, -timeout, -drain, -dir.
-	crash.Settings
-	Redis string // redis-server's address (a Unix socket's path or host:port); its queue "durasim" is emptied
-	DB    string // PostgreSQL URL of the handlers' database (effects, ledger); durasim's tables in it are emptied
-	// Workers is the number of child processes, one asynq Server each;
-	// Steady of them are never given a kill point (only frozen).
-	Workers, Steady int
-	Concurrency     int // asynq's Config.Concurrency per server: tasks a process works at once
-	Jobs            int // documents enqueued up front; more are fed while the kill phase lasts
-	Design          targetsim.Design
-	MaxAttempts     int           // each task's MaxRetry + 1
-	JobTimeout      time.Duration // each task's asynq.Timeout
-	RetryDelay      time.Duration // the servers' RetryDelayFunc: this delay after every error (asynq's default grows exponentially)
-	Work            time.Duration // the handler's work per task, ±50%
-	MaxFreeze       time.Duration
-	Zombies         int // the kill phase lasts until this many freezes ended in a takeover
+	workload.Config
+	Redis      string        // redis-server's address (a Unix socket's path or host:port); its queue "durasim" is emptied
+	DB         string        // PostgreSQL URL of the handlers' database (effects, ledger); durasim's tables in it are emptied
+	RetryDelay time.Duration // the servers' RetryDelayFunc: this delay after every error (asynq's default grows exponentially)
 	// DrainDelay is the wait between the kill phase and the drain: a task
 	// whose holder died comes back once its lease (30 s, extended every
 	// 5 s by the heartbeater) is 30 s past its end, at the next
@@ -47,7 +32,6 @@ type Config struct {
 	TZ         string
 	ClientSkew time.Duration
 	ScheduleIn time.Duration
-	ExeArgs    []string // the arguments before the child's flags; nil: {"asynq-worker"}
 }
 
 // Lease is asynq's lease on a task a server dequeued (rdb.LeaseDuration,
@@ -60,11 +44,11 @@ const (
 
 // DefaultConfig is `durasim chaos -target asynq`'s defaults.
 func DefaultConfig() Config {
-	return Config{Settings: crash.Settings{Kills: 100, Seed: 1, PauseEvery: 2 * time.Second, Reach: crash.DefaultReach,
+	return Config{Config: workload.Config{Settings: crash.Settings{Kills: 100, Seed: 1, PauseEvery: 2 * time.Second, Reach: crash.DefaultReach,
 		Timeout: 15 * time.Minute, Drain: 3 * time.Minute},
 		Workers: 4, Steady: 1, Concurrency: 4, Jobs: 100, Design: targetsim.IdempotentKey, MaxAttempts: 5,
-		JobTimeout: 5 * time.Second, RetryDelay: time.Second, Work: 150 * time.Millisecond,
-		MaxFreeze: 2*(Lease+Grace) + 30*time.Second, Zombies: 1, DrainDelay: Lease + Grace + 2*time.Second,
+		JobTimeout: 5 * time.Second, Work: 150 * time.Millisecond, MaxFreeze: 2*(Lease+Grace) + 30*time.Second, Zombies: 1},
+		RetryDelay: time.Second, DrainDelay: Lease + Grace + 2*time.Second,
 		TZ: "America/Sao_Paulo", ClientSkew: 5 * time.Second, ScheduleIn: time.Second}
 }
 
@@ -78,13 +62,7 @@ func Designs() []targetsim.Design {
 }
 
 // DesignNames is Designs' names, comma-separated.
-func DesignNames() string {
-	var names []string
-	for _, d := range Designs() {
-		names = append(names, d.String())
-	}
-	return strings.Join(names, ", ")
-}
+func DesignNames() string { return workload.DesignNames(Designs()) }
 
 // What is design d on asynq, in one line.
 func What(d targetsim.Design) string {
@@ -99,16 +77,11 @@ func What(d targetsim.Design) string {
 	return d.What()
 }
 
-// keyed: the effect is written in a transaction with its ledger key.
-func keyed(d targetsim.Design) bool { return d != targetsim.EffectOutsideTx }
-
-// Limits of a run's sizes.
-const (
-	MaxProcesses   = 16
-	MaxConcurrency = 16
-	MaxJobs        = 100_000
-	MaxKills       = 100_000
-)
+// PointsOf is the kill points design d's handler crosses: a kill
+// anywhere leaves the task active until its lease runs out and the
+// recoverer takes it back; after_commit is just before the handler
+// returns nil, asynq's ack.
+func PointsOf(d targetsim.Design) boundary.Set { return workload.Points("asynq", d) }
 
 // UsageError is bad input. The command exits 2.
 type UsageError = crash.UsageError
@@ -122,28 +95,10 @@ func (c Config) Validate() error {
 		return usage("no redis-server: give -redis or set DURASIM_REDIS_ADDR")
 	case c.DB == "":
 		return usage("no database: give -db or set DURASIM_PG_URL")
-	case c.Workers < 2 || c.Workers > MaxProcesses:
-		return usage("-workers must be 2 to %d (got %d)", MaxProcesses, c.Workers)
-	case c.Steady < 0 || c.Steady >= c.Workers:
-		return usage("-steady must be 0 to -workers - 1 (got %d of %d)", c.Steady, c.Workers)
-	case c.Concurrency < 1 || c.Concurrency > MaxConcurrency:
-		return usage("-concurrency must be 1 to %d (got %d)", MaxConcurrency, c.Concurrency)
-	case c.Jobs < 1 || c.Jobs > MaxJobs:
-		return usage("-jobs must be 1 to %d (got %d)", MaxJobs, c.Jobs)
-	case c.Kills < 0 || c.Kills > MaxKills:
-		return usage("-kills must be 0 to %d (got %d)", MaxKills, c.Kills)
-	case !slices.Contains(Designs(), c.Design):
-		return usage("-design %s cannot run on asynq (want one of %s)", c.Design, DesignNames())
-	case c.MaxAttempts < 1 || c.MaxAttempts > 25:
-		return usage("-max-attempts must be 1 to 25 (got %d)", c.MaxAttempts)
-	case c.JobTimeout < time.Second || c.RetryDelay <= 0 || c.Work <= 0:
-		return usage("-job-timeout must be at least 1s (asynq keeps it in whole seconds), -retry-delay and -work > 0")
-	case c.Work*3/2 >= c.JobTimeout:
-		return usage("-work %v must end (at its longest, 1.5 times) before -job-timeout %v", c.Work, c.JobTimeout)
+	case c.JobTimeout < time.Second || c.RetryDelay <= 0:
+		return usage("-job-timeout must be at least 1s (asynq keeps it in whole seconds), -retry-delay > 0")
 	case c.MaxFreeze <= Lease+Grace:
 		return usage("-max-freeze %v must be above asynq's lease and the recoverer's margin (%v): no takeover happens sooner", c.MaxFreeze, Lease+Grace)
-	case c.Zombies < 0 || c.Zombies > 0 && c.PauseEvery == 0:
-		return usage("-zombies must be >= 0, and 0 with -pause-every 0 (got %d)", c.Zombies)
 	case c.DrainDelay < 0 || c.ScheduleIn < 0:
 		return usage("-drain-delay and -schedule-in must be >= 0")
 	case c.ClientSkew < -time.Hour || c.ClientSkew > time.Hour:
@@ -152,7 +107,7 @@ func (c Config) Validate() error {
 	if err := checkTZ(c.TZ); err != nil {
 		return err
 	}
-	return c.Settings.Check()
+	return c.Config.Validate("asynq", Designs())
 }
 
 // checkTZ refuses a time zone Go cannot load: a child would run in UTC
@@ -165,12 +120,4 @@ func checkTZ(tz string) error {
 		return usage("-tz %q: %v", tz, err)
 	}
 	return nil
-}
-
-// exeArgs are the arguments before the child's flags.
-func (c Config) exeArgs() []string {
-	if c.ExeArgs == nil {
-		return []string{"asynq-worker"}
-	}
-	return c.ExeArgs
 }

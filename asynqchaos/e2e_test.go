@@ -1,13 +1,12 @@
 package asynqchaos
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/internal/redistest"
 	"github.com/durasim/durasim/invariants"
@@ -35,10 +34,7 @@ func run(t *testing.T, c Config) (*Report, string) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("run took %v:\n%s", time.Since(start).Round(time.Millisecond), out.String())
-	return rep, out.String()
+	return rep, workloadtest.Printed(t, rep.Report, time.Since(start))
 }
 
 // asynq's own Server and Client under SIGKILL at every point of the
@@ -54,20 +50,10 @@ func TestRunIdempotentKey(t *testing.T) {
 	if !rep.OK() || !rep.Drained {
 		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
 	}
-	total := 0
-	for _, p := range PointsOf(c.Design).List() {
-		if rep.Kills[p] == 0 || rep.KillLines[p.String()] < rep.Kills[p] {
-			t.Errorf("point %s: %d kills, %d kill lines", p, rep.Kills[p], rep.KillLines[p.String()])
-		}
-		total += rep.Kills[p]
-	}
-	if total < c.Kills || rep.Restarts != total || rep.Takeovers < 1 || rep.HardStops != 0 {
-		t.Errorf("%d kills (want %d), %d restarts, %d takeovers, %d hard stops", total, c.Kills, rep.Restarts, rep.Takeovers, rep.HardStops)
-	}
-	for _, name := range rep.Checked {
-		if !lineHas(out, name+" ", "holds") {
-			t.Errorf("report line of %s does not say holds", name)
-		}
+	workloadtest.Killed(t, rep.Report, c.Kills)
+	workloadtest.Hold(t, rep.Report, out)
+	if rep.Takeovers < 1 {
+		t.Errorf("%d takeovers", rep.Takeovers)
 	}
 	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 || rep.MissingDocs != 0 {
 		t.Errorf("effects %d for %d completed documents (%d duplicated, %d missing)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs, rep.MissingDocs)
@@ -83,16 +69,9 @@ func TestRunIdempotentKey(t *testing.T) {
 func TestRunEffectOutsideTxCaught(t *testing.T) {
 	t.Parallel()
 	rep, out := run(t, shortRun(t, targetsim.EffectOutsideTx, 4))
-	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.DuplicateDocs == 0 {
-		t.Fatalf("effect-outside-tx not caught:\n%s", out)
-	}
-	for _, v := range rep.Violations {
-		if v.Invariant != invariants.TargetEffectOnce {
-			t.Errorf("violation of another check: %s", v)
-		}
-	}
-	if rep.Dir == "" {
-		t.Error("a failing run removed its histories")
+	workloadtest.CaughtBy(t, rep.Report, out, invariants.TargetEffectOnce)
+	if rep.DuplicateDocs == 0 {
+		t.Errorf("no document with two effects:\n%s", out)
 	}
 }
 
@@ -104,18 +83,9 @@ func TestRunKeyWithoutTenantCaught(t *testing.T) {
 	c := shortRun(t, targetsim.KeyWithoutTenant, 0)
 	c.DrainDelay = 0
 	rep, out := run(t, c)
-	if rep.OK() || !lineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
+	if rep.OK() || !workloadtest.LineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
 		t.Fatalf("key-without-tenant not caught:\n%s", out)
 	}
-}
-
-func lineHas(out, prefix, s string) bool {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, prefix) {
-			return strings.Contains(l, s)
-		}
-	}
-	return false
 }
 
 // Two runs in a row on one redis-server: the second empties the queue the

@@ -1,9 +1,12 @@
 package asynqchaos
 
 import (
+	"runtime/debug"
 	"time"
 
+	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/targetsim"
 )
 
 // Rules is what asynq promises, as the target checks read it
@@ -38,4 +41,31 @@ func Rules(c Config) target.Policy {
 		UniqueStates: []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Discarded,
 			target.Completed},
 	}
+}
+
+// Feed is what an asynq run's histories give the checks: a partial
+// history (a kill may cut any line off, asynq's recoverer, forwarder and
+// acks record nothing), the client's enqueues all recorded, no operator
+// (so every operator retry is recorded: none), handlers that return nil
+// or an error, one effect per document promised, no transactional
+// completion, and asynq's rules.
+func Feed(c Config) invariants.TargetFeed {
+	return invariants.TargetFeed{Recorded: []target.OpKind{target.OpInsert, target.OpRetry},
+		Outcomes: []target.Outcome{target.Done, target.Errored}, Drained: true, ExactlyOnce: true,
+		EffectKinds: []string{targetsim.KindDoc}, Policy: Rules(c)}
+}
+
+// Version is the asynq release the binary was built with.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/hibiken/asynq" {
+				if m.Replace != nil {
+					return m.Replace.Version
+				}
+				return m.Version
+			}
+		}
+	}
+	return "(unknown)"
 }

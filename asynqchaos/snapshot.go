@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/target"
 )
 
@@ -33,7 +34,7 @@ func snapshot(ctx context.Context, insp *asynq.Inspector, pool *pgxpool.Pool, do
 		snap.Jobs = append(snap.Jobs, j)
 	}
 	var err error
-	snap.Effects, err = effects(ctx, pool, base)
+	snap.Effects, err = workload.PGEffects(ctx, pool, base)
 	return snap, err
 }
 
@@ -54,7 +55,7 @@ func jobOf(ti *asynq.TaskInfo, base time.Time) (target.Job, error) {
 	if err != nil {
 		return target.Job{}, err
 	}
-	var a DocArgs
+	var a workload.DocArgs
 	if err := json.Unmarshal(ti.Payload, &a); err != nil {
 		return target.Job{}, fmt.Errorf("task %s: payload: %w", ti.ID, err)
 	}
@@ -76,29 +77,10 @@ func jobOf(ti *asynq.TaskInfo, base time.Time) (target.Job, error) {
 		}
 		return t.Sub(base).Nanoseconds()
 	}
-	j := target.Job{ID: target.JobID(id), Kind: ti.Type, Args: a.target(), State: st, Attempt: attempt, MaxAttempts: ti.MaxRetry + 1,
+	j := target.Job{ID: target.JobID(id), Kind: ti.Type, Args: a.Target(), State: st, Attempt: attempt, MaxAttempts: ti.MaxRetry + 1,
 		ScheduledAt: rel(ti.NextProcessAt), Errors: errs, Unique: true}
 	if st == target.Completed {
 		j.FinalizedAt = rel(ti.CompletedAt)
 	}
 	return j, nil
-}
-
-func effects(ctx context.Context, pool *pgxpool.Pool, base time.Time) ([]target.Effect, error) {
-	r, err := pool.Query(ctx, "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var out []target.Effect
-	for r.Next() {
-		var e target.Effect
-		var job, at int64
-		if err := r.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &at); err != nil {
-			return nil, err
-		}
-		e.Job, e.At = target.JobID(job), at-base.UnixNano()
-		out = append(out, e)
-	}
-	return out, r.Err()
 }

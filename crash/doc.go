@@ -8,9 +8,10 @@
 //
 // A system under test costs a [Workload], never a second supervisor (as
 // TigerBeetle's Vortex: one supervisor, one small driver per system).
-// Two run on it today: package chaos (the pipeline on sqlstore, `durasim
-// chaos`) and package riverchaos (River's real client, `durasim chaos
-// -target river`).
+// The pipeline runs on it as package chaos (sqlstore on PostgreSQL,
+// `durasim chaos`); every queue library as one workload, package
+// crash/workload, with an adapter per library: riverchaos (`durasim
+// chaos -target river`), asynqchaos (`-target asynq`).
 //
 // # The workload
 //

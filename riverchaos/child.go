@@ -4,83 +4,54 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/durasim/durasim/crash"
-	"github.com/durasim/durasim/targetsim"
+	"github.com/durasim/durasim/crash/workload"
 )
 
 // ChildConfig is one child process of a run: one River client.
 type ChildConfig struct {
-	DB          string
-	ID          int
-	Incarnation int
-	Design      targetsim.Design
-	Kill        crash.Assignment // where it SIGKILLs itself; the zero value never
+	workload.Child
+	DB string
 	// NoLead is River's LeaderElectionDisabled: the client works jobs but
 	// never leads, so River's maintenance runs on the others.
 	NoLead      bool
-	History     string // path; "" keeps no history
-	Seed        uint64
-	MaxWorkers  int
 	MaxAttempts int
 	RescueAfter time.Duration
 	JobTimeout  time.Duration
 	RetryCap    time.Duration
-	Work        time.Duration
 }
 
 // ProcName is a child's name in histories, reports and River's
 // attempted_by (its client ID): w3.2 is slot 3's third incarnation (the
 // first is w3).
-func ProcName(id, inc int) string { return crash.ProcName("w", id, inc) }
+func ProcName(id, inc int) string { return workload.ProcName(id, inc) }
 
 // Flags defines the child's flags on fs, parsed into c. -db's default is
 // $DURASIM_PG_URL: the orchestrator passes the URL by environment, so
 // that no password shows in ps.
 func (c *ChildConfig) Flags(fs *flag.FlagSet) {
 	d := DefaultConfig()
-	*c = ChildConfig{Design: d.Design, Seed: 1, MaxWorkers: d.MaxWorkers, MaxAttempts: d.MaxAttempts, RescueAfter: d.RescueAfter,
-		JobTimeout: d.JobTimeout, RetryCap: d.RetryCap, Work: d.Work}
+	c.Child.Flags(fs, d.Config) // -concurrency is River's MaxWorkers
+	c.MaxAttempts, c.RescueAfter, c.JobTimeout, c.RetryCap = d.MaxAttempts, d.RescueAfter, d.JobTimeout, d.RetryCap
 	fs.StringVar(&c.DB, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL)")
-	fs.IntVar(&c.ID, "id", 0, "the process's slot")
-	fs.IntVar(&c.Incarnation, "incarnation", 0, "how many times the slot was started before")
-	fs.Func("design", "handler design: "+DesignNames()+" (default "+d.Design.String()+")", func(s string) error {
-		var err error
-		c.Design, err = targetsim.LookupDesign(s)
-		return err
-	})
-	c.Kill.Flags(fs) // -kill-at after_fetch, after_effect, before_commit, after_commit; -kill-nth counts every handler's crossings
 	fs.BoolVar(&c.NoLead, "no-lead", false, "River's LeaderElectionDisabled: never lead (River's maintenance runs on the other clients)")
-	fs.StringVar(&c.History, "history", "", "file the process appends its history to (one JSON line per operation)")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the work times")
-	fs.IntVar(&c.MaxWorkers, "max-workers", c.MaxWorkers, "River's MaxWorkers: jobs worked at once")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "River's MaxAttempts (the inserts give their own)")
 	fs.DurationVar(&c.RescueAfter, "rescue-after", c.RescueAfter, "River's RescueStuckJobsAfter")
 	fs.DurationVar(&c.JobTimeout, "job-timeout", c.JobTimeout, "River's JobTimeout")
 	fs.DurationVar(&c.RetryCap, "retry-cap", c.RetryCap, "cap of River's default retry policy")
-	fs.DurationVar(&c.Work, "work", c.Work, "the handler's work per job, ±50%")
 }
 
 // Args is the command line Flags parses back into c, but -db.
 func (c ChildConfig) Args() []string {
-	args := []string{"-id", strconv.Itoa(c.ID), "-incarnation", strconv.Itoa(c.Incarnation), "-design", c.Design.String(),
-		"-seed", strconv.FormatUint(c.Seed, 10), "-max-workers", strconv.Itoa(c.MaxWorkers), "-max-attempts", strconv.Itoa(c.MaxAttempts),
-		"-rescue-after", c.RescueAfter.String(), "-job-timeout", c.JobTimeout.String(), "-retry-cap", c.RetryCap.String(),
-		"-work", c.Work.String()}
-	if c.History != "" {
-		args = append(args, "-history", c.History)
-	}
-	args = append(args, c.Kill.Args()...)
+	args := append(c.Child.Args(), "-max-attempts", itoa(c.MaxAttempts), "-rescue-after", c.RescueAfter.String(),
+		"-job-timeout", c.JobTimeout.String(), "-retry-cap", c.RetryCap.String())
 	if c.NoLead {
 		args = append(args, "-no-lead")
 	}
@@ -92,14 +63,12 @@ func (c ChildConfig) Validate() error {
 	switch {
 	case c.DB == "":
 		return errors.New("no database: give -db or set DURASIM_PG_URL")
-	case c.ID < 0 || c.Incarnation < 0:
-		return errors.New("-id and -incarnation must be >= 0")
-	case c.MaxWorkers < 1 || c.MaxWorkers > MaxMaxWorkers || c.MaxAttempts < 1:
-		return fmt.Errorf("-max-workers must be 1 to %d and -max-attempts >= 1", MaxMaxWorkers)
-	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout || c.RetryCap <= 0 || c.Work <= 0:
-		return errors.New("-job-timeout must be positive and below -rescue-after; -retry-cap and -work positive")
+	case c.MaxAttempts < 1:
+		return errors.New("-max-attempts must be >= 1")
+	case c.JobTimeout <= 0 || c.RescueAfter <= c.JobTimeout || c.RetryCap <= 0:
+		return errors.New("-job-timeout must be positive and below -rescue-after; -retry-cap positive")
 	}
-	return c.Kill.Check(PointsOf(c.Design), nil)
+	return c.Child.Validate("River", Designs())
 }
 
 // Run is RunChild(ctx, c).
@@ -113,16 +82,13 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	proc := ProcName(c.ID, c.Incarnation)
-	ctx, hist, end, err := crash.Begin(ctx, c.History, proc, "durasim river-worker",
-		Entry{Op: OpStart, Point: c.Kill.At.String(), Nth: c.Kill.Nth, T0: stamp()})
+	proc := c.Name()
+	ctx, hist, kill, end, err := c.Begin(ctx, "durasim river-worker")
 	if err != nil {
 		return err
 	}
 	defer end()
-	kill := &Killer{Assignment: c.Kill, Hist: hist}
-	defer kill.Disarm()
-	pool, err := openPool(ctx, c.DB, "durasim-"+proc, int32(c.MaxWorkers+4))
+	pool, err := workload.OpenPool(ctx, c.DB, "durasim-"+proc, int32(c.Concurrency+4))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -130,13 +96,13 @@ func RunChild(ctx context.Context, c ChildConfig) error {
 		return err
 	}
 	defer pool.Close()
-	w := &docWorker{pool: pool, design: c.Design, name: proc, hist: hist, kill: kill,
-		work: c.Work, rng: rand.New(rand.NewPCG(c.Seed, uint64(c.ID)<<32|uint64(c.Incarnation)))}
+	w := &docWorker{h: (&workload.Handler{Store: workload.PG{Pool: pool}, Design: c.Design, Name: proc, Hist: hist, Kill: kill, Work: c.Work,
+		Complete: completeTx}).Seeded(c.Seed, c.ID, c.Incarnation)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	rc := &river.Config{
 		ID:                   proc,
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: c.MaxWorkers}},
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: c.Concurrency}},
 		Workers:              workers,
 		MaxAttempts:          c.MaxAttempts,
 		RescueStuckJobsAfter: c.RescueAfter,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -16,10 +17,11 @@ import (
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
 	for _, c := range []ChildConfig{
-		{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, Kill: crash.Assignment{At: boundary.BeforeCommit, Nth: 3}, NoLead: true, History: "/tmp/x/w2.7.jsonl", Seed: 9,
-			MaxWorkers: 3, MaxAttempts: 4, RescueAfter: 2500 * time.Millisecond, JobTimeout: time.Second, RetryCap: time.Second, Work: 40 * time.Millisecond},
-		{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, MaxWorkers: 1, MaxAttempts: 1, RescueAfter: 3 * time.Second,
-			JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second, Work: time.Millisecond},
+		{Child: workload.Child{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, Kill: crash.Assignment{At: boundary.BeforeCommit, Nth: 3},
+			History: "/tmp/x/w2.7.jsonl", Seed: 9, Concurrency: 3, Work: 40 * time.Millisecond}, NoLead: true,
+			MaxAttempts: 4, RescueAfter: 2500 * time.Millisecond, JobTimeout: time.Second, RetryCap: time.Second},
+		{Child: workload.Child{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, Work: time.Millisecond},
+			MaxAttempts: 1, RescueAfter: 3 * time.Second, JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second},
 	} {
 		var got ChildConfig
 		fs := flag.NewFlagSet("child", flag.ContinueOnError)
@@ -50,7 +52,7 @@ func TestChildValidate(t *testing.T) {
 		"no commit outside": func(c *ChildConfig) {
 			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.BeforeCommit, Nth: 1}
 		},
-		"workers 0": func(c *ChildConfig) { c.MaxWorkers = 0 },
+		"workers 0": func(c *ChildConfig) { c.Concurrency = 0 },
 	} {
 		c := ok
 		mod(&c)
@@ -60,14 +62,15 @@ func TestChildValidate(t *testing.T) {
 	}
 }
 
-// The kill points per design: JobCompleteTx and its commit only in the
-// transactional ones; a point the design does not cross is refused.
+// The kill points per design: JobCompleteTx only in the transactional
+// ones, a commit wherever there is a transaction; a point the design does
+// not cross is refused.
 func TestPoints(t *testing.T) {
 	if got := PointsOf(targetsim.TxChecked).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect,
 		boundary.BeforeCommit, boundary.AfterCommit}) {
 		t.Errorf("tx-checked points %v", got)
 	}
-	if got := PointsOf(targetsim.IdempotentKey).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect}) {
+	if got := PointsOf(targetsim.IdempotentKey).List(); !slices.Equal(got, []boundary.Boundary{boundary.AfterFetch, boundary.AfterEffect, boundary.AfterCommit}) {
 		t.Errorf("idempotent-key points %v", got)
 	}
 	err := crash.Assignment{At: boundary.AfterCommit, Nth: 1}.Check(PointsOf(targetsim.EffectOutsideTx), nil)
@@ -79,16 +82,16 @@ func TestPoints(t *testing.T) {
 // A Killer writes River's kill line with the job the handler held.
 func TestKillerLine(t *testing.T) {
 	var died []boundary.Boundary
-	h := &History{Proc: "w1"}
-	k := &Killer{Assignment: crash.Assignment{At: boundary.BeforeCommit, Nth: 2}, Hist: h, Kill: func(p boundary.Boundary) { died = append(died, p) }}
+	h := &workload.History{Proc: "w1"}
+	k := &workload.Killer{Assignment: crash.Assignment{At: boundary.BeforeCommit, Nth: 2}, Hist: h, Kill: func(p boundary.Boundary) { died = append(died, p) }}
 	for _, p := range []boundary.Boundary{boundary.AfterFetch, boundary.BeforeCommit, boundary.AfterEffect, boundary.BeforeCommit, boundary.BeforeCommit} {
-		k.Cross(p, Entry{Job: 5, Attempt: 1})
+		k.Cross(p, workload.Entry{Job: 5, Attempt: 1})
 	}
 	if !slices.Equal(died, []boundary.Boundary{boundary.BeforeCommit}) {
 		t.Errorf("died at %v, want once at before_commit", died)
 	}
 	es := h.Entries()
-	if len(es) != 1 || es[0].Op != OpKill || es[0].Point != "before_commit" || es[0].Job != 5 || es[0].Attempt != 1 || es[0].Proc != "w1" || es[0].T1 == 0 {
+	if len(es) != 1 || es[0].Op != workload.OpKill || es[0].Point != "before_commit" || es[0].Job != 5 || es[0].Attempt != 1 || es[0].Proc != "w1" || es[0].T1 == 0 {
 		t.Errorf("history %+v, want one kill line for j5", es)
 	}
 }

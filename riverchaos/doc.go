@@ -7,12 +7,17 @@
 // checks fed a partial history ([invariants.CheckTarget]).
 //
 // `durasim chaos -target river` runs it ([Run]); `durasim river-worker`
-// is one child ([RunChild]). It is a workload on package crash's
-// supervisor, which owns the processes, the signals, the kill-point
-// hand-out and the histories' files; this package brings what is
-// River's: the child (a River client and its handlers), its kill points
-// (a boundary.Set per design), the inserts, which child to freeze and
-// when River has taken its job over, the leaders, and the checks.
+// is one child ([RunChild]). It is River's adapter to package
+// crash/workload, the one queue workload on package crash's supervisor
+// (which owns the processes, the signals, the kill-point hand-out and the
+// histories' files); the workload owns the handler of every design, the
+// kill points, the inserts' schedule, the freezes, the histories' lines
+// and the report. This package brings what is River's: the child (a River
+// client whose worker hands each job to the workload's handler, with
+// JobCompleteTx as its transactional completion), the inserts through
+// River's client, when River has taken a frozen child's job over, whether
+// a freeze caught a handler inside JobCompleteTx's transaction, the jobs
+// read back through River's driver, the leaders, and River's rules.
 //
 // # What is River's code and what is durasim's
 //
@@ -34,12 +39,12 @@
 // # Kill points
 //
 // A child told `-kill-at P -kill-nth N` writes a kill line and SIGKILLs
-// itself ([Killer], package crash's, as package chaos's children do) on
+// itself (package crash's Killer, as package chaos's children do) on
 // the Nth crossing of P by any of its handlers ([PointsOf]): after_fetch
 // (Work received the job), after_effect (the effect written: inside the
-// handler's transaction for the transactional designs, durable for the
-// others), before_commit (JobCompleteTx returned, COMMIT not sent) and
-// after_commit. PostgreSQL rolls back whatever transaction the dead
+// handler's transaction for the transactional and keyed designs, durable
+// for effect-outside-tx), before_commit (JobCompleteTx returned, COMMIT
+// not sent) and after_commit. PostgreSQL rolls back whatever transaction the dead
 // process had open; River rescues its jobs once they are
 // RescueStuckJobsAfter old.
 //
@@ -58,7 +63,7 @@
 // to die too, before River's rescuer (every 30 s, not configurable) and
 // scheduler (every 5 s) have run. A child that dies at its point is
 // restarted with a new one. Every Config.PauseEvery a child holding a job
-// just fetched is frozen until another client has fetched that job (River
+// holding a job (its history says so) is frozen until another client has fetched that job (River
 // found it stuck and retried it), then thawed at once, while the new
 // holder is still at its work: a zombie whose job context has expired
 // meanwhile. Once -kills kills landed (each point had one) and -zombies
@@ -70,7 +75,7 @@
 //
 // # Histories and checks
 //
-// Each child appends one JSON line per operation ([Entry]), one write(2)
+// Each child appends one JSON line per operation (workload.Entry), one write(2)
 // each, with wall-clock times before and after it: the fetch as Work
 // received it (job, attempt; T0 is River's attempted_at), the end of the
 // work, the effect written, JobCompleteTx's returned state and attempt,
@@ -78,12 +83,12 @@
 // line: committed or not, unknown), timeouts (the work context had
 // expired) and kills; the orchestrator's client appends the inserts and
 // the freezes. The lines become [target.Op]s in interval order
-// (toOps), the final jobs (River's driver, JobGetByIDMany) and effects a
+// (workload.ToOps), the final jobs (River's driver, JobGetByIDMany) and effects a
 // [target.Snapshot], and [invariants.CheckTarget] checks them under a
 // partial feed: killed processes lose lines and River's own maintenance
 // writes none, so each check uses only what such a history proves (and
 // target-retry-timing, which needs the rescuer's and scheduler's writes,
-// is not run). The [Report] prints kills per point, restarts,
+// is not run). The [Report] (the workload's, with River's leaders) prints kills per point, restarts,
 // freezes, leaders, jobs by final state, effects, exposures, and each
 // check's verdict.
 //

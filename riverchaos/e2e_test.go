@@ -1,7 +1,6 @@
 package riverchaos
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/targetsim"
@@ -22,7 +22,7 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.DB = pgtest.Fresh(t, pgtest.URL(t))
-	c.Design, c.Workers, c.Steady, c.MaxWorkers, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
+	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
 	c.PauseEvery, c.MaxFreeze, c.Zombies = 150*time.Millisecond, c.RescueAfter+time.Second, 0
 	c.Drain, c.Timeout = 45*time.Second, 55*time.Second
 	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
@@ -38,29 +38,17 @@ func TestRunTxChecked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	t.Logf("run took %v:\n%s", time.Since(start).Round(time.Millisecond), out.String())
+	out := workloadtest.Printed(t, rep.Report, time.Since(start))
 	if !rep.OK() || !rep.Drained {
-		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out.String())
+		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
 	}
-	total := 0
-	for _, p := range PointsOf(c.Design).List() {
-		if rep.Kills[p] == 0 || rep.KillLines[p.String()] < rep.Kills[p] {
-			t.Errorf("point %s: %d kills, %d kill lines", p, rep.Kills[p], rep.KillLines[p.String()])
-		}
-		total += rep.Kills[p]
-	}
-	if total < c.Kills || rep.Restarts != total || rep.Pauses == 0 || rep.HardStops != 0 {
-		t.Errorf("%d kills (want %d), %d restarts, %d SIGSTOPs, %d hard stops", total, c.Kills, rep.Restarts, rep.Pauses, rep.HardStops)
+	workloadtest.Killed(t, rep.Report, c.Kills)
+	workloadtest.Hold(t, rep.Report, out)
+	if rep.Pauses == 0 {
+		t.Error("no SIGSTOP")
 	}
 	if len(rep.Leaders) == 0 || len(rep.BadLeaders) > 0 {
 		t.Errorf("leaders %v (not children: %v)", rep.Leaders, rep.BadLeaders)
-	}
-	for _, name := range rep.checkNames {
-		if !lineHas(out.String(), name+" ", "holds") {
-			t.Errorf("report line of %s does not say holds", name)
-		}
 	}
 	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 {
 		t.Errorf("effects %d for %d completed documents (%d duplicated)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs)
@@ -77,20 +65,11 @@ func TestRunEffectOutsideTxCaught(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	var out bytes.Buffer
-	rep.Print(&out)
-	if rep.OK() || !lineHas(out.String(), invariants.TargetEffectOnce+" ", "VIOLATED") || rep.DuplicateDocs == 0 {
-		t.Fatalf("effect-outside-tx not caught:\n%s", out.String())
+	out := workloadtest.Printed(t, rep.Report, 0)
+	workloadtest.CaughtBy(t, rep.Report, out, invariants.TargetEffectOnce)
+	if rep.DuplicateDocs == 0 {
+		t.Errorf("no document with two effects:\n%s", out)
 	}
-	for _, v := range rep.Violations {
-		if v.Invariant != invariants.TargetEffectOnce {
-			t.Errorf("violation of another check: %s", v)
-		}
-	}
-	if rep.Dir == "" {
-		t.Error("a failing run removed its histories")
-	}
-	os.RemoveAll(rep.Dir)
 }
 
 // Bad input is a one-line UsageError, never a panic, and starts nothing.
@@ -119,13 +98,4 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-func lineHas(out, prefix, s string) bool {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, prefix) {
-			return strings.Contains(l, s)
-		}
-	}
-	return false
 }

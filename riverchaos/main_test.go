@@ -1,40 +1,18 @@
 package riverchaos
 
 import (
-	"context"
-	"flag"
-	"fmt"
 	"os"
 	"testing"
 
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/internal/pgtest"
 )
 
 // childFlag, first on the command line, makes the test binary a child
-// of a run (testChild): the end-to-end tests start children from the
-// test binary itself, so they need no durasim binary and no command
-// table entry.
+// of a run (`durasim river-worker`): the end-to-end tests start children from
+// the test binary itself.
 const childFlag = "-riverchaos.child"
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == childFlag {
-		os.Exit(testChild(os.Args[2:]))
-	}
-	os.Exit(pgtest.Main(m))
-}
-
-// testChild is `durasim river-worker`'s body: the child's flags, then
-// RunChild.
-func testChild(args []string) int {
-	var c ChildConfig
-	fs := flag.NewFlagSet("river-worker", flag.ContinueOnError)
-	c.Flags(fs)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if err := RunChild(context.Background(), c); err != nil {
-		fmt.Fprintln(os.Stderr, "river-worker:", err)
-		return 1
-	}
-	return 0
+	os.Exit(workloadtest.Main(m, childFlag, "river-worker", &ChildConfig{}, pgtest.Main))
 }

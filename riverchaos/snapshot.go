@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/target"
 )
 
@@ -36,7 +37,7 @@ func snapshot(ctx context.Context, pool *pgxpool.Pool, base time.Time) (target.S
 		}
 		snap.Jobs = append(snap.Jobs, j)
 	}
-	snap.Effects, err = effects(ctx, pool, base)
+	snap.Effects, err = workload.PGEffects(ctx, pool, base)
 	return snap, err
 }
 
@@ -57,25 +58,6 @@ func jobIDs(ctx context.Context, pool *pgxpool.Pool) ([]int64, error) {
 	return ids, r.Err()
 }
 
-func effects(ctx context.Context, pool *pgxpool.Pool, base time.Time) ([]target.Effect, error) {
-	r, err := pool.Query(ctx, "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var out []target.Effect
-	for r.Next() {
-		var e target.Effect
-		var job, at int64
-		if err := r.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &at); err != nil {
-			return nil, err
-		}
-		e.Job, e.At = target.JobID(job), at-base.UnixNano()
-		out = append(out, e)
-	}
-	return out, r.Err()
-}
-
 // jobOf is River's row as the seam's job.
 func jobOf(r *rivertype.JobRow, base time.Time) (target.Job, error) {
 	var a DocArgs
@@ -92,7 +74,7 @@ func jobOf(r *rivertype.JobRow, base time.Time) (target.Job, error) {
 		}
 		return t.Sub(base).Nanoseconds()
 	}
-	return target.Job{ID: target.JobID(r.ID), Kind: r.Kind, Args: a.target(), State: st, Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
+	return target.Job{ID: target.JobID(r.ID), Kind: r.Kind, Args: a.Target(), State: st, Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
 		AttemptedBy: slices.Clone(r.AttemptedBy), AttemptedAt: rel(r.AttemptedAt), ScheduledAt: rel(&r.ScheduledAt), FinalizedAt: rel(r.FinalizedAt),
 		Errors: len(r.Errors), Unique: len(r.UniqueKey) > 0}, nil
 }

@@ -21,6 +21,9 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 	if t, ok := targetOf(args); ok && t == "asynq" {
 		return cmdChaosAsynq(args, stdout, stderr) // chaos_asynq.go
 	}
+	if t, ok := targetOf(args); ok && t == "goqite" {
+		return cmdChaosGoqite(args, stdout, stderr) // chaos_goqite.go
+	}
 	if _, ok := targetOf(args); ok {
 		return cmdChaosRiver(args, stdout, stderr) // chaos_river.go
 	}
@@ -51,6 +54,7 @@ func cmdChaos(args []string, stdout, stderr io.Writer) error {
 // workload.
 type crashHelp struct {
 	db    string // what -db's database loses
+	file  bool   // -db is an SQLite file, not a PostgreSQL URL (no -scratch-db)
 	pause string // what -pause-every freezes
 	max   int    // the largest -kills
 }
@@ -66,8 +70,13 @@ type crashCommand struct {
 // crashFlags defines the flags every real-crash workload has: the
 // database (-db, -scratch-db), the supervisor's settings, -quiet.
 func crashFlags(fs *flag.FlagSet, s *crash.Settings, db *string, h crashHelp) *crashCommand {
-	fs.StringVar(db, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); "+h.db)
-	scratch := fs.Bool("scratch-db", false, "run in a new database made on -db's server and dropped at the end, so runs can share a server")
+	scratch := new(bool)
+	if h.file {
+		fs.StringVar(db, "db", "", "SQLite file (default: a new one in a temporary directory, removed after the run); "+h.db)
+	} else {
+		fs.StringVar(db, "db", os.Getenv("DURASIM_PG_URL"), "PostgreSQL URL (default $DURASIM_PG_URL); "+h.db)
+		scratch = fs.Bool("scratch-db", false, "run in a new database made on -db's server and dropped at the end, so runs can share a server")
+	}
 	fs.IntVar(&s.Kills, "kills", s.Kills, fmt.Sprintf("SIGKILLs to land at the kill points before draining (at least one per point), 0 to %d", h.max))
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the kill points and of the workload's choices (the timing is real: runs differ)")
 	fs.DurationVar(&s.PauseEvery, "pause-every", s.PauseEvery, h.pause)

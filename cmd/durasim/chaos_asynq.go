@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/durasim/durasim/asynqchaos"
+	"github.com/durasim/durasim/crash/workload"
 	"github.com/durasim/durasim/internal/redistest"
 	"github.com/durasim/durasim/invariants"
-	"github.com/durasim/durasim/targetsim"
 )
 
 // asynqFlags are the flags of `chaos -target asynq` and `mutants -target
@@ -32,21 +32,18 @@ func newAsynqFlags(verb string, c *asynqchaos.Config) *asynqFlags {
 	f.tgt = fs.String("target", "asynq", about)
 	f.cf = crashFlags(fs, &c.Settings, &c.DB, crashHelp{db: "the handlers' database: durasim's effect and ledger tables in it are emptied",
 		pause: "freeze (SIGSTOP) a child holding a task this often, until asynq's recoverer hands the task to another server (its lease is 30 s, taken back 30 s after it ends); 0 never",
-		max:   asynqchaos.MaxKills})
+		max:   workload.MaxKills})
 	fs.StringVar(&c.Redis, "redis", os.Getenv(redistest.EnvAddr), "redis-server's address, a Unix socket's path or host:port (default $"+redistest.EnvAddr+"; unset: a throwaway redis-server started for the run and removed after it); asynq's queue \""+asynqchaos.Queue+"\" in it is emptied")
-	fs.IntVar(&c.Workers, "workers", c.Workers, fmt.Sprintf("child processes, one asynq Server each, 2 to %d", asynqchaos.MaxProcesses))
-	fs.IntVar(&c.Steady, "steady", c.Steady, "children never killed (only frozen)")
-	fs.IntVar(&c.Concurrency, "concurrency", c.Concurrency, fmt.Sprintf("asynq's Concurrency per server, 1 to %d", asynqchaos.MaxConcurrency))
-	fs.IntVar(&c.Jobs, "jobs", c.Jobs, fmt.Sprintf("documents enqueued up front, 1 to %d (more are fed while the kill phase lasts; some enqueued twice: asynq refuses the task ID)", asynqchaos.MaxJobs))
+	designs := ""
 	if verb == "chaos" {
-		f.design = fs.String("design", c.Design.String(), "handler design: "+asynqchaos.DesignNames())
+		designs = asynqchaos.DesignNames()
 	}
-	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "each task's MaxRetry + 1, 1 to 25")
-	fs.DurationVar(&c.JobTimeout, "job-timeout", c.JobTimeout, "each task's asynq.Timeout (whole seconds)")
+	f.design = workloadFlags(fs, &c.Config, workloadHelp{child: "one asynq Server", concurrency: "concurrency", perProcess: "asynq's Concurrency per server",
+		steady: "children never killed (only frozen)", jobs: "more are fed while the kill phase lasts; some enqueued twice: asynq refuses the task ID",
+		jobTimeout: "each task's asynq.Timeout (whole seconds)",
+		maxFreeze:  "thaw a frozen child after this long even if no other server took its task (above 60s: asynq's lease and the recoverer's margin)",
+		zombies:    "the kill phase lasts until this many frozen children had their task taken over", designs: designs})
 	fs.DurationVar(&c.RetryDelay, "retry-delay", c.RetryDelay, "the servers' RetryDelayFunc: this delay after every error")
-	fs.DurationVar(&c.Work, "work", c.Work, "the handler's work per task, ±50%")
-	fs.DurationVar(&c.MaxFreeze, "max-freeze", c.MaxFreeze, "thaw a frozen child after this long even if no other server took its task (above 60s: asynq's lease and the recoverer's margin)")
-	fs.IntVar(&c.Zombies, "zombies", c.Zombies, "the kill phase lasts until this many frozen children had their task taken over")
 	fs.DurationVar(&c.DrainDelay, "drain-delay", c.DrainDelay, "wait this long after the kill phase before the drain's servers start (their recoverer then takes back every task of a dead server)")
 	fs.StringVar(&c.TZ, "tz", c.TZ, "clock fault: the children's process time zone (their TZ); \"\" leaves it unset")
 	fs.DurationVar(&c.ClientSkew, "client-skew", c.ClientSkew, "clock fault: the enqueuing client's clock this far off the servers' (the scheduled documents' ProcessAt computed by it)")
@@ -62,14 +59,7 @@ func (f *asynqFlags) parse(args []string, stderr io.Writer, c *asynqchaos.Config
 	if *f.tgt != "asynq" {
 		return usageErr("unknown -target %q: want asynq", *f.tgt)
 	}
-	if f.design != nil {
-		d, err := targetsim.LookupDesign(*f.design)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		c.Design = d
-	}
-	return nil
+	return workloadDesign(f.design, &c.Config)
 }
 
 // validate checks c; an empty -redis is a server started later.
@@ -167,10 +157,7 @@ func (m *asynqMutants) run() (crashReport, error) {
 		if d.Correct() {
 			promise = "correct"
 		}
-		total := 0
-		for _, n := range rep.Kills {
-			total += n
-		}
+		total := rep.TotalKills()
 		verdict := fmt.Sprintf("passes (%d kills)", total)
 		switch {
 		case d.Correct() && len(handler) > 0:

@@ -35,6 +35,7 @@ func commands() []command {
 		{"worker", "-role worker|relay|consumer|operator [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
 		{"river-worker", "[flags]", "one process of a chaos -target river run: one River client (started by chaos -target river)", cmdRiverWorker},
 		{"asynq-worker", "[flags]", "one process of a chaos -target asynq run: one asynq Server (started by chaos -target asynq)", cmdAsynqWorker},
+		{"goqite-worker", "[flags]", "one process of a chaos -target goqite run: one worker of goqite's queue API (started by chaos -target goqite)", cmdGoqiteWorker},
 	}
 }
 

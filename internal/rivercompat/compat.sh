@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # compat.sh — durasim's adapter of a queue against other releases of it
-# (make river-compat, make goqite-compat).
+# (make river-compat, make goqite-compat, make asynq-compat).
 #
 #   internal/rivercompat/compat.sh [VERSION...]
 #   RIVER_VERSIONS="v0.49.0 v0.50.0" internal/rivercompat/compat.sh
 #   COMPAT_TARGET=goqite internal/rivercompat/compat.sh [MODULE@VERSION...]
+#   COMPAT_TARGET=asynq internal/rivercompat/compat.sh [VERSION...]
 #
-# COMPAT_TARGET names the target (river, the default, or goqite); what
-# follows says River's, and the goqite differences are at the end of this
-# comment.
+# COMPAT_TARGET names the target (river, the default, goqite or asynq);
+# what follows says River's, and the goqite and asynq differences are at
+# the end of this comment.
 #
 # For each version (arguments, else $RIVER_VERSIONS, else the oldest and
 # the newest supported: v0.47.0 and v0.51.2) it copies the repository's
@@ -66,13 +67,30 @@
 # schema). The sweep is `run -target goqite -design idempotent-key` (the
 # handler goqite needs: it has no unique send); the pinned release is
 # maragu.dev/goqite's in go.mod, and the summary must name the version.
+#
+# asynq (COMPAT_TARGET=asynq, make asynq-compat): versions from the
+# arguments, else $ASYNQ_VERSIONS, else the releases the module proxy
+# serves from v0.23.0 on (v0.23.0 v0.24.1 v0.25.1 v0.26.0); step 1 is go
+# get github.com/hibiken/asynq@VERSION. asynq runs only as real
+# processes, so step 3 is one short `durasim chaos -target asynq`
+# ($ASYNQ_COMPAT_ARGS, default -kills 6 -jobs 30 -workers 3 -pause-every 0
+# -zombies 0) of the correct design instead of a sweep, on a throwaway
+# redis-server (the CLI starts one) and a throwaway PostgreSQL server
+# this script starts ($DURASIM_PG_URL's when set); its kills land at
+# every point of the handler, and the drain waits out asynq's lease and
+# recoverer (about 65 s per version). It passes when the run finishes
+# with a report (exit 0 or 1) naming the version, and, at or above the
+# release go.mod pins, every check holds (exit 0); an older version's
+# violations are printed, not failed. Its line: build, the run's exit,
+# kills, the checks' verdicts, seconds. Logs in $ASYNQ_COMPAT_OUT
+# (default tmp/asynq-compat/); ASYNQ_COMPAT_KEEP=1 keeps the copies.
 set -euo pipefail
 
 TARGET=${COMPAT_TARGET:-river}
 case $TARGET in
-river | goqite) ;;
+river | goqite | asynq) ;;
 *)
-	echo "compat.sh: unknown COMPAT_TARGET $TARGET (want river or goqite)" >&2
+	echo "compat.sh: unknown COMPAT_TARGET $TARGET (want river, goqite or asynq)" >&2
 	exit 2
 	;;
 esac
@@ -82,7 +100,9 @@ SEEDS=${RIVER_COMPAT_SEEDS:-${GOQITE_COMPAT_SEEDS:-1:500}}
 MODULES=(river river/riverdriver river/riverdriver/riversqlite river/riverdriver/riverpgxv5 river/rivertype river/rivershared)
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=${RIVER_COMPAT_OUT:-$repo/tmp/$TARGET-compat}
+out=${RIVER_COMPAT_OUT:-${ASYNQ_COMPAT_OUT:-$repo/tmp/$TARGET-compat}}
+keep=${RIVER_COMPAT_KEEP:-${ASYNQ_COMPAT_KEEP:-}}
+chaos_args=${ASYNQ_COMPAT_ARGS:--kills 6 -jobs 30 -workers 3 -pause-every 0 -zombies 0}
 
 usage() {
 	echo "usage: $0 [vX.Y.Z ...]   (or RIVER_VERSIONS=\"vX.Y.Z ...\"; RIVER_COMPAT_SEEDS=A:B)" >&2
@@ -92,13 +112,15 @@ usage() {
 versions=("$@")
 if [ ${#versions[@]} -eq 0 ] && [ "$TARGET" = river ]; then
 	read -r -a versions <<<"${RIVER_VERSIONS:-v0.47.0 v0.51.2}"
+elif [ ${#versions[@]} -eq 0 ] && [ "$TARGET" = asynq ]; then
+	read -r -a versions <<<"${ASYNQ_VERSIONS:-v0.23.0 v0.24.1 v0.25.1 v0.26.0}"
 elif [ ${#versions[@]} -eq 0 ]; then
 	read -r -a versions <<<"${GOQITE_VERSIONS:-github.com/maragudk/goqite@v0.2.3 maragu.dev/goqite@v0.4.0}"
 fi
 [ ${#versions[@]} -gt 0 ] || usage
 semver='v[0-9]+\.[0-9]+\.[0-9]+([-+].*)?'
 for v in "${versions[@]}"; do
-	if [ "$TARGET" = river ]; then
+	if [ "$TARGET" != goqite ]; then
 		[[ $v =~ ^$semver$ ]] || { echo "compat.sh: bad version $v" >&2; usage; }
 	else
 		[[ $v =~ ^(maragu\.dev/goqite|github\.com/maragudk/goqite)@$semver$ ]] || { echo "compat.sh: bad goqite version $v (want MODULE@vX.Y.Z)" >&2; usage; }
@@ -108,12 +130,15 @@ done
 seed_lo=${BASH_REMATCH[1]} seed_hi=${BASH_REMATCH[2]}
 [ "$seed_lo" -le "$seed_hi" ] || usage
 
-pinmod=github.com/riverqueue/river
-[ "$TARGET" = river ] || pinmod=maragu.dev/goqite
+case $TARGET in
+river) pinmod=github.com/riverqueue/river ;;
+goqite) pinmod=maragu.dev/goqite ;;
+asynq) pinmod=github.com/hibiken/asynq ;;
+esac
 pinned=$(awk -v m="$pinmod" '$1 == m { print $2; exit }' "$repo/go.mod")
 [ -n "$pinned" ] || { echo "compat.sh: go.mod pins no $pinmod" >&2; exit 2; }
 tags=() sweep_args=()
-[ "$TARGET" = river ] || sweep_args=(-design idempotent-key)
+[ "$TARGET" != goqite ] || sweep_args=(-design idempotent-key)
 
 # prepare DIR VERSION: the copy in DIR switched to VERSION of the target
 # (tags: the build tags it then needs).
@@ -123,6 +148,10 @@ prepare() {
 	if [ "$TARGET" = river ]; then
 		for m in "${MODULES[@]}"; do gets+=("github.com/riverqueue/$m@$v"); done
 		(cd "$dir" && "$GO" get "${gets[@]}")
+		return
+	fi
+	if [ "$TARGET" = asynq ]; then
+		(cd "$dir" && "$GO" get "github.com/hibiken/asynq@$v")
 		return
 	fi
 	case $v in
@@ -139,10 +168,23 @@ prepare() {
 	esac
 }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/river-compat.XXXXXX")
-cleanup() { [ "${RIVER_COMPAT_KEEP:-}" = 1 ] && echo "copies kept in $work" >&2 || rm -rf "$work"; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/$TARGET-compat.XXXXXX")
+pg=""
+cleanup() {
+	[ -z "$pg" ] || (cd "$repo" && "$GO" run ./internal/pgtest/cmd/pgserver down -dir "$pg" >/dev/null 2>&1) || true
+	[ "$keep" = 1 ] && echo "copies kept in $work" >&2 || rm -rf "$work"
+}
 trap cleanup EXIT
 mkdir -p "$out"
+# asynq's handlers write their effects to PostgreSQL: a throwaway server
+# unless $DURASIM_PG_URL names one.
+if [ "$TARGET" = asynq ] && [ -z "${DURASIM_PG_URL:-}" ]; then
+	pg=$work/pg
+	chmod 755 "$work" # as root, the server runs as the postgres user, who must enter it
+	env=$(cd "$repo" && "$GO" run ./internal/pgtest/cmd/pgserver up -dir "$pg") || { echo "compat.sh: no PostgreSQL server" >&2; exit 2; }
+	eval "$env"
+	export DURASIM_PG_URL
+fi
 
 # at_least A B: version A >= version B.
 at_least() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
@@ -220,6 +262,34 @@ tally() {
 	done <"$1"
 }
 
+# chaos BIN LOG: asynq's check of a version, one short chaos run of the
+# correct design; it prints the version's line and sets verdict.
+chaos() {
+	local bin=$1 log=$2 rc=0 kills violated checks
+	echo "== durasim chaos -target $TARGET $chaos_args" >>"$log"
+	# shellcheck disable=SC2086
+	"$bin" chaos -target "$TARGET" -quiet $chaos_args -dir "$work/run-$ver" >"$work/run.out" 2>"$work/run.err" || rc=$?
+	cat "$work/run.out" "$work/run.err" >>"$log"
+	echo "== exit $rc" >>"$log"
+	kills=$(awk '$1 == "total" { print $2; exit }' "$work/run.out")
+	violated=$(grep -cE '^target-[a-z-]+ +VIOLATED' "$work/run.out" || true)
+	checks="$(grep -cE '^target-[a-z-]+ +holds' "$work/run.out" || true) hold, $violated violated"
+	if ! grep -q "^asynq chaos: asynq $ver's own" "$work/run.out"; then
+		verdict="FAIL (the report does not name asynq $ver)"
+	elif [ "$rc" -gt 1 ]; then
+		verdict="FAIL (exit $rc: $(head -c 300 "$work/run.err"))"
+	elif [ "$rc" -eq 1 ] && [ "$violated" -eq 0 ]; then
+		verdict="FAIL (exit 1 without a verdict: $(head -c 300 "$work/run.err"))"
+	elif [ "$rc" -eq 1 ] && at_least "$ver" "$pinned"; then
+		verdict=FAIL
+	elif [ "$rc" -eq 1 ]; then
+		verdict="ok (older than $pinned: violations reported, not failed)"
+	fi
+	[ "$build" = ok ] || verdict=FAIL
+	rm -rf "$work/run-$ver"
+	printf '%-8s build %s  chaos exit %s  kills %s  checks %s  %s  %ds\n' "$want" "$build" "$rc" "${kills:--}" "$checks" "$verdict" $((SECONDS - start))
+}
+
 # join SEP ITEMS...
 join() {
 	local sep=$1 s
@@ -229,7 +299,9 @@ join() {
 }
 
 pass=1
-printf '%s-compat: seeds %s, go.mod pins %s, logs in %s\n' "$TARGET" "$SEEDS" "$pinned" "$out"
+what="seeds $SEEDS"
+[ "$TARGET" != asynq ] || what=$chaos_args
+printf '%s-compat: %s, go.mod pins %s, logs in %s\n' "$TARGET" "$what" "$pinned" "$out"
 for want in "${versions[@]}"; do
 	start=$SECONDS
 	ver=${want##*@}
@@ -249,7 +321,9 @@ for want in "${versions[@]}"; do
 	fi
 	verdict=ok
 	[ "$build" = ok ] || verdict=FAIL
-	if [ -n "$cli" ]; then
+	if [ -n "$cli" ] && [ "$TARGET" = asynq ]; then
+		chaos "$dir/bin/durasim" "$log"
+	elif [ -n "$cli" ]; then
 		sweep "$dir/bin/durasim" "$log"
 		if [ -n "$sweep_bad" ] || [ ${#aborted[@]} -gt 0 ]; then
 			verdict=FAIL
@@ -277,7 +351,7 @@ for want in "${versions[@]}"; do
 		verdict=FAIL
 	fi
 	[ "${verdict%% *}" != FAIL ] || pass=0
-	[ "${RIVER_COMPAT_KEEP:-}" = 1 ] || rm -rf "$dir"
+	[ "$keep" = 1 ] || rm -rf "$dir"
 done
 
 if [ $pass = 1 ]; then

@@ -1,4 +1,4 @@
-package riverchaos
+package workload
 
 import (
 	"cmp"
@@ -9,14 +9,14 @@ import (
 	"github.com/durasim/durasim/targetsim"
 )
 
-// toOps turns the history lines of a run into the partial checks' ops:
+// ToOps turns the history lines of a run into the partial checks' ops:
 // sorted by the end of their intervals (T1), numbered from 1, with times
 // relative to base and transactions renumbered across processes. A line
 // with no op of its own (start, commit_err) leaves none: a transaction
 // whose COMMIT returned an error has no end, so its writes count as
 // perhaps durable; so does an autocommitted effect whose write returned
 // an error (it gets a transaction of its own, with no end).
-func toOps(lines []Entry, base int64) []invariants.TargetOp {
+func ToOps(lines []Entry, base int64) []invariants.TargetOp {
 	lines = slices.Clone(lines)
 	slices.SortStableFunc(lines, func(a, b Entry) int { return cmp.Compare(a.T1, b.T1) })
 	txs := map[procTx]int{}
@@ -60,7 +60,7 @@ func opOf(e Entry) (target.Op, bool) {
 	o := target.Op{Actor: e.Proc, Job: target.JobID(e.Job), Attempt: e.Attempt, Err: e.Err}
 	switch e.Op {
 	case OpInsert:
-		o.Kind, o.Kind2, o.MaxAttempts, o.Unique, o.Skipped = target.OpInsert, targetsim.KindDoc, e.Max, true, e.Skipped
+		o.Kind, o.Kind2, o.MaxAttempts, o.Unique, o.Skipped = target.OpInsert, targetsim.KindDoc, e.Max, e.Unique, e.Skipped
 		o.Args = target.Args{Tenant: e.Tenant, Doc: e.Doc, Version: e.Version}
 	case OpFetch:
 		o.Kind = target.OpFetch

@@ -1,4 +1,4 @@
-package riverchaos
+package workload
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 // returned an error gets a transaction of its own, with no end.
 func TestToOps(t *testing.T) {
 	lines := []Entry{
-		{Op: OpInsert, Proc: "client", Job: 1, Tenant: "acme", Doc: "d1", Version: 1, Max: 5, T0: 100, T1: 110},
+		{Op: OpInsert, Proc: "client", Job: 1, Tenant: "acme", Doc: "d1", Version: 1, Max: 5, Unique: true, T0: 100, T1: 110},
 		{Op: OpStart, Proc: "w1", T0: 105},
 		{Op: OpFetch, Proc: "w1", Job: 1, Attempt: 1, T0: 120, T1: 130},
 		{Op: OpEffect, Proc: "w1", Job: 1, Attempt: 1, Tx: 1, Key: "acme:d1:v1", Applied: true, T0: 140, T1: 150},
@@ -24,7 +24,7 @@ func TestToOps(t *testing.T) {
 		{Op: OpEffect, Proc: "w3", Job: 1, Attempt: 3, Key: "acme:d1:v1", Applied: true, Err: "timeout", T0: 185, T1: 186},
 		{Op: OpKill, Proc: "w3", Job: 1, Attempt: 3, Point: "after_effect", T0: 187, T1: 187},
 	}
-	ops := toOps(lines, 100)
+	ops := ToOps(lines, 100)
 	want := []struct {
 		kind  target.OpKind
 		actor string
