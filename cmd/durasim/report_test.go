@@ -47,7 +47,7 @@ func TestReportTwice(t *testing.T) {
 	}
 	want := []string{"site/pt-BR/opening-incident.html", "site/en/opening-incident.html"}
 	if !testing.Short() {
-		want = append(want, "index.md", "site/index.html", "en/river-target.md", "site/en/river-target.html")
+		want = append(want, "index.md", "site/index.html", "en/river-target.md", "site/en/river-target.html", "pt-BR/queues-side-by-side.md", "site/en/queues-side-by-side.html")
 	}
 	for _, name := range want {
 		if _, ok := ta[name]; !ok {
