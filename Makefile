@@ -3,7 +3,7 @@ GO ?= go
 PGDIR ?= .pg
 SEEDS ?= 5000
 
-.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro goqite-chaos asynq-compat asynq-repro
+.PHONY: all build preflight test vet fmt-check unit race arch386 sweep mutants exhaustive report fuzz soak bench bench-instr pgo clean pg-up pg-down cover mutation mutation-sql river-compat river-repro goqite-compat goqite-repro goqite-chaos asynq-compat asynq-repro asynq-record
 
 all: test
 
@@ -71,13 +71,25 @@ exhaustive: build
 # the same seed) as Markdown reports with SVG charts, in pt-BR and en, under
 # reports/out/ (index.md first), and the same reports as HTML pages with each
 # counterexample's interactive timeline under reports/out/site/ (open
-# index.html), and the River report (every handler design against River,
-# reports/river.go). Takes a few seconds for the scenarios and about ten
-# more for River's sweeps; exits 1 if a report's checks do not hold. The
+# index.html), the River report (every handler design against River,
+# reports/river.go) and River, goqite and asynq side by side
+# (reports/side.go: goqite's sweeps run beside River's; asynq's figures
+# come from reports/data/asynq-chaos.json, which asynq-record writes).
+# Takes a few seconds for the scenarios and about ten more for River's
+# sweeps, and goqite's; exits 1 if a report's checks do not hold. The
 # committed copy is reports/testdata/golden/.
 report: build
 	rm -rf reports/out
 	bin/durasim report -out reports/out
+
+# The side-by-side report's asynq recording: one `chaos -target asynq
+# -kills 12` per asynq handler design (real processes, a throwaway
+# redis-server; the handlers' database is $$DURASIM_PG_URL, e.g.
+# eval "$$(make -s pg-up)"), written with its time and command to
+# reports/data/asynq-chaos.json. About three minutes a design. Then
+# `go test ./reports -update` and review the diff.
+asynq-record: build
+	bin/durasim report -record-asynq reports/data/asynq-chaos.json -asynq-kills 12
 
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzParse -fuzztime=60s ./faults

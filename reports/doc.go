@@ -1,7 +1,8 @@
 // Package reports renders the course scenarios (package scenarios) as
 // Markdown reports with SVG charts, in Brazilian Portuguese and English,
 // and River (package targetsim against target/rivertarget) in one more
-// report, "River under crashes and zombies".
+// report, "River under crashes and zombies", and River, goqite and asynq
+// in another, "River, goqite and asynq side by side".
 //
 // # Use
 //
@@ -15,7 +16,10 @@
 // 200), each
 // failure shrunk (targetsim.Shrink), the documented JobCompleteTx
 // pattern's counterexample replayed with its trace — and returns a
-// [River]. Both are a [Report]; [Index] lists every report in both
+// [River]. [BuildSide] runs goqite's sweeps the same way beside River's,
+// re-runs the findings whose plans are recorded, and reads asynq's
+// recorded chaos runs ([AsynqFile], written by `durasim report
+// -record-asynq`), returning a [Side]. All are a [Report]; [Index] lists every report in both
 // languages, [Render] renders them all. [Write] puts [File]s under a
 // directory. `durasim report` and `make report` do all of this.
 //
@@ -30,6 +34,8 @@
 //	en/charts/<scenario>-<kind>.svg
 //	pt-BR/river-target.md             the River report (RiverName)
 //	pt-BR/charts/river-target-effects.svg
+//	pt-BR/queues-side-by-side.md      River, goqite and asynq (SideName)
+//	pt-BR/charts/queues-side-by-side-own.svg
 //	site/index.html                   the same, as HTML ([Site])
 //	site/pt-BR/<scenario>.html
 //	site/en/<scenario>.html
@@ -86,4 +92,6 @@
 // block, and whose pattern is found again in that block by its text. Its
 // "Notes" section alone is literal text (River's changelog, cited), and
 // what it quotes of River's source is found in the module the build uses.
+// The side-by-side report's sentences are held to its tables by
+// side_test.go, and its two languages to the same facts.
 package reports

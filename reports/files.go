@@ -123,7 +123,8 @@ func Write(dir string, files []File) error {
 	return nil
 }
 
-// Generate builds the scenarios (and, with river, the River report) and
+// Generate builds the scenarios (and, with river, the River report and
+// the side-by-side report, which reads River's sweeps) and
 // renders them in langs, with the index when the set is whole. It is the
 // sequential form of what `durasim report` does in parallel.
 func Generate(ctx context.Context, list []scenarios.Scenario, river bool, langs []Lang, withIndex bool) ([]File, []Report, error) {
@@ -136,13 +137,17 @@ func Generate(ctx context.Context, list []scenarios.Scenario, river bool, langs 
 		built[i] = b
 	}
 	var rv *River
+	var side *Side
 	if river {
 		var err error
 		if rv, err = BuildRiver(ctx); err != nil {
 			return nil, nil, err
 		}
+		if side, err = BuildSide(ctx, rv); err != nil {
+			return nil, nil, err
+		}
 	}
-	all := Reports(built, rv)
+	all := Reports(built, rv, side)
 	files, err := Render(all, langs, withIndex)
 	return files, all, err
 }

@@ -2,7 +2,8 @@ package reports
 
 // Report is one report of the set: a course scenario ([*Built]) or the
 // River target's report ([*River]). [Index], [Render] and [Site] take
-// them in the order the index lists them.
+// them in the order the index lists them. [*Side] is River, goqite and
+// asynq side by side.
 type Report interface {
 	// Name is the report's file name without its extension
 	// ("zombie-worker", "river-target").
@@ -25,14 +26,17 @@ type Report interface {
 }
 
 // Reports is the whole set in index order: the scenarios, then the River
-// report (when built).
-func Reports(built []*Built, river *River) []Report {
-	out := make([]Report, 0, len(built)+1)
+// report and the side-by-side report (each when built).
+func Reports(built []*Built, river *River, side *Side) []Report {
+	out := make([]Report, 0, len(built)+2)
 	for _, b := range built {
 		out = append(out, b)
 	}
 	if river != nil {
 		out = append(out, river)
+	}
+	if side != nil {
+		out = append(out, side)
 	}
 	return out
 }

@@ -31,6 +31,7 @@ var (
 	genReports []Report // every report, in index order
 	genBuilt   []*Built // the scenarios among them
 	genRiver   *River   // the River report
+	genSide    *Side    // the side-by-side report
 	genErr     error
 )
 
@@ -45,6 +46,8 @@ func generated(t *testing.T) []File {
 				genBuilt = append(genBuilt, r)
 			case *River:
 				genRiver = r
+			case *Side:
+				genSide = r
 			}
 		}
 	})
@@ -178,11 +181,16 @@ func TestEveryReport(t *testing.T) {
 			if charts == 0 {
 				t.Errorf("%s has no chart", f.Path)
 			}
-			command := "go run ./cmd/durasim run -scenario "
-			if f.Path == string(l)+"/"+RiverName+".md" {
+			command, wants := "go run ./cmd/durasim run -scenario ", []string{"```mermaid\nsequenceDiagram"}
+			switch f.Path {
+			case string(l) + "/" + RiverName + ".md":
 				command = "go run ./cmd/durasim mutants -target river "
+			case string(l) + "/" + SideName + ".md":
+				// Three libraries side by side: each finding's trace is
+				// its replay's (and the River report's diagram).
+				command, wants = "go run ./cmd/durasim mutants -target goqite ", nil
 			}
-			for _, want := range []string{"```mermaid\nsequenceDiagram", command} {
+			for _, want := range append(wants, command) {
 				if !strings.Contains(text, want) {
 					t.Errorf("%s lacks %q", f.Path, want)
 				}

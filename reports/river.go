@@ -141,11 +141,27 @@ func (rv *River) sweepDesign(ctx context.Context, i int, d targetsim.Design) err
 	defer func() { _ = q.Close() }()
 	cfg := rv.Base
 	cfg.Design = d
-	sw := DesignSweep{Design: d, Summary: targetsim.NewSummary(), Queue: map[string][]uint64{}}
-	for seed := uint64(1); seed <= uint64(rv.seedsOf(d)); seed++ {
+	sw, err := sweepQueue(ctx, q, cfg, rv.seedsOf(d), !d.Correct())
+	if err != nil {
+		return err
+	}
+	rv.Designs[i] = sw
+	if d == targetsim.TxAsDocumented && sw.Shrunk != nil {
+		return rv.contrast(ctx, q, sw.Shrunk)
+	}
+	return nil
+}
+
+// sweepQueue runs cfg on q from seed 1 to seeds, stopping at the first
+// run that fails a handler check when stop is set (a naive design's
+// sweep), and shrinks that run toward its check. The River report and
+// the side-by-side report sweep every queue with it.
+func sweepQueue(ctx context.Context, q target.Queue, cfg targetsim.Config, seeds int, stop bool) (DesignSweep, error) {
+	sw := DesignSweep{Design: cfg.Design, Summary: targetsim.NewSummary(), Queue: map[string][]uint64{}}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		res, err := targetsim.Run(ctx, q, cfg, seed)
 		if err != nil {
-			return err
+			return sw, err
 		}
 		sw.Ran++
 		sw.Summary.Add(res)
@@ -161,20 +177,17 @@ func (rv *River) sweepDesign(ctx context.Context, i int, d targetsim.Design) err
 		if sw.Caught == nil {
 			sw.Caught, sw.Check = res, res.FirstHandler()
 		}
-		if !d.Correct() {
+		if stop {
 			break // a naive design stops at its first catch
 		}
 	}
 	if sw.Caught != nil {
+		var err error
 		if sw.Shrunk, err = targetsim.Shrink(ctx, q, cfg, sw.Caught.Seed, sw.Caught, sw.Check); err != nil {
-			return err
+			return sw, err
 		}
 	}
-	rv.Designs[i] = sw
-	if d == targetsim.TxAsDocumented && sw.Shrunk != nil {
-		return rv.contrast(ctx, q, sw.Shrunk)
-	}
-	return nil
+	return sw, nil
 }
 
 // seedsOf is the most seeds design d runs.

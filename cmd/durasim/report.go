@@ -26,9 +26,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	out := fs.String("out", "reports/out", "directory to write the reports to")
 	lang := fs.String("lang", "", "only this language (pt-BR or en; default both)")
-	name := fs.String("scenario", "", "only this scenario, or "+reports.RiverName+" for the River report (default all)")
+	name := fs.String("scenario", "", "only this scenario, or "+reports.RiverName+" for the River report, or "+reports.SideName+" for River, goqite and asynq side by side (default all)")
+	record := fs.String("record-asynq", "", "instead of the reports, run asynq's chaos runs the side-by-side report reads and write them to this file ("+reports.AsynqFile+"; needs $DURASIM_PG_URL and redis-server)")
+	kills := fs.Int("asynq-kills", 12, "with -record-asynq: each design's run's -kills")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	if *record != "" {
+		return recordAsynq(*record, *kills, args, stdout)
 	}
 	langs := reports.Langs()
 	if *lang != "" {
@@ -38,17 +43,19 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		langs = []reports.Lang{l}
 	}
-	list, withRiver := scenarios.All(), true
+	list, withRiver, withSide := scenarios.All(), true, true
 	switch *name {
 	case "", "all":
 	case reports.RiverName:
-		list = nil
+		list, withSide = nil, false
+	case reports.SideName:
+		list = nil // it reads the River report's sweeps, which are not written
 	default:
 		s, err := scenarios.Lookup(*name)
 		if err != nil {
-			return usageErr("%v (or %s)", err, reports.RiverName)
+			return usageErr("%v (or %s, or %s)", err, reports.RiverName, reports.SideName)
 		}
-		list, withRiver = []scenarios.Scenario{s}, false
+		list, withRiver, withSide = []scenarios.Scenario{s}, false, false
 	}
 	if err := checkWritableDir(*out); err != nil {
 		return usageErr("invalid -out %q: %v", *out, err) // before minutes of building
@@ -58,8 +65,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	all := reports.Reports(built, river)
-	files, err := reports.Render(all, langs, len(list) == len(scenarios.All()) && river != nil)
+	var side *reports.Side
+	if withSide && river != nil {
+		if side, err = reports.BuildSide(context.Background(), river); err != nil {
+			return err
+		}
+	}
+	if *name == reports.SideName {
+		river = nil // built for the side-by-side report only
+	}
+	all := reports.Reports(built, river, side)
+	files, err := reports.Render(all, langs, len(list) == len(scenarios.All()) && river != nil && side != nil)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func TestReportTwice(t *testing.T) {
 	}
 	want := []string{"site/pt-BR/opening-incident.html", "site/en/opening-incident.html"}
 	if !testing.Short() {
-		want = append(want, "index.md", "site/index.html", "en/river-target.md", "site/en/river-target.html")
+		want = append(want, "index.md", "site/index.html", "en/river-target.md", "site/en/river-target.html", "pt-BR/queues-side-by-side.md", "site/en/queues-side-by-side.html")
 	}
 	for _, name := range want {
 		if _, ok := ta[name]; !ok {
@@ -61,6 +61,26 @@ func TestReportTwice(t *testing.T) {
 		return
 	}
 	checkRiverReplays(t, string(ta["en/river-target.md"]))
+	checkSideReplays(t, string(ta["en/"+reports.SideName+".md"]))
+}
+
+// checkSideReplays runs the replay command of every finding of the
+// side-by-side report: each exits 1 and prints the check the report's
+// row names.
+func checkSideReplays(t *testing.T, md string) {
+	t.Helper()
+	re := regexp.MustCompile("(?m)^\\| (River|goqite) \\| [^|]+ \\| `(target-[a-z-]+)` \\|.*`go run ./cmd/durasim (replay -target [^`]+)` \\|$")
+	rows := re.FindAllStringSubmatch(md, -1)
+	if len(rows) < 4 {
+		t.Fatalf("%d findings with a replay in the side-by-side report, want 4", len(rows))
+	}
+	for _, m := range rows {
+		var stdout, stderr bytes.Buffer
+		code := run(repro.ShellWords(m[3]), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stdout.String()+stderr.String(), m[2]) {
+			t.Errorf("%s (%s): status %d, want 1 and %s:\n%s", m[3], m[1], code, m[2], stderr.String())
+		}
+	}
 }
 
 // checkRiverReplays runs every replay command the River report prints and
