@@ -77,12 +77,13 @@ type AsynqRun struct {
 	Violations   map[string]int `json:"violations"` // per check that failed
 }
 
-// RecordAsynqRun turns an asynqchaos report into a recorded run.
-func RecordAsynqRun(r *asynqchaos.Report) AsynqRun {
+// RecordAsynqRun turns an asynqchaos run (its configuration and its
+// report) into a recorded run.
+func RecordAsynqRun(c asynqchaos.Config, r *asynqchaos.Report) AsynqRun {
 	ms := func(d time.Duration) int64 { return d.Milliseconds() }
-	run := AsynqRun{Design: r.Design.String(), Workers: r.Workers, Steady: r.Steady, Concurrency: r.Concurrency, MaxAttempts: r.MaxAttempts,
-		JobTimeoutMS: ms(r.JobTimeout), RetryDelayMS: ms(r.RetryDelay), TargetKills: r.Config.Kills, TZ: r.TZ, Zones: r.Zones,
-		ClientSkewMS: ms(r.ClientSkew), ScheduleInMS: ms(r.ScheduleIn), Kills: map[string]int{}, Restarts: r.Restarts, HardStops: r.HardStops,
+	run := AsynqRun{Design: r.Design.String(), Workers: r.Workers, Steady: r.Steady, Concurrency: r.Concurrency, MaxAttempts: c.MaxAttempts,
+		JobTimeoutMS: ms(c.JobTimeout), RetryDelayMS: ms(c.RetryDelay), TargetKills: c.Kills, TZ: c.TZ, Zones: r.Zones,
+		ClientSkewMS: ms(c.ClientSkew), ScheduleInMS: ms(c.ScheduleIn), Kills: map[string]int{}, Restarts: r.Restarts, HardStops: r.HardStops,
 		Pauses: r.Pauses, Takeovers: r.Takeovers, Inserts: r.Inserts, Skipped: r.Skipped, Scheduled: r.Scheduled, Jobs: map[string]int{},
 		Effects: r.Effects, Completed: r.CompletedDocs, Duplicate: r.DuplicateDocs, Missing: r.MissingDocs, Exposures: len(r.Exposures),
 		ZombieWrites: r.ZombieWrites, KillPhaseMS: ms(r.KillPhase), ElapsedMS: ms(r.Elapsed), Drained: r.Drained, Checked: r.Checked,

@@ -52,7 +52,7 @@ func recordAsynq(file string, kills int, args []string, stdout io.Writer) error 
 			return fmt.Errorf("asynq design %s: %w", d, err)
 		}
 		rep.Print(stdout)
-		rec.Runs = append(rec.Runs, reports.RecordAsynqRun(rep))
+		rec.Runs = append(rec.Runs, reports.RecordAsynqRun(rc, rep))
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
