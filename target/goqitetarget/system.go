@@ -27,8 +27,9 @@ func (System) About() string {
 	return "goqite " + Version() + " through its queue API, its clock in a synctest bubble"
 }
 
-// Backends are goqite's databases durasim offers: SQLite (in memory).
-func (System) Backends() []string { return []string{SQLite} }
+// Backends are goqite's databases durasim offers: SQLite (in memory)
+// first, PostgreSQL (v0.4.0's other flavour).
+func (System) Backends() []string { return backends() }
 
 // Flags registers goqite's own setting, -goqite-timeout (NewOpts.Timeout,
 // the visibility timeout), and opens goqite with it.
