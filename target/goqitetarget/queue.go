@@ -16,6 +16,7 @@ import (
 	"github.com/durasim/durasim/internal/bubble"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // Backends: goqite's two SQL flavours (v0.4.0; v0.2.3 has SQLite only).
@@ -242,21 +243,13 @@ func (q *Queue) Snapshot(ctx context.Context) (target.Snapshot, error) {
 	if err := rows.Err(); err != nil {
 		return snap, err
 	}
-	er, err := q.db.QueryContext(ctx, "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id")
+	er, err := q.db.QueryContext(ctx, effectsql.Query)
 	if err != nil {
 		return snap, err
 	}
 	defer er.Close()
-	for er.Next() {
-		var e target.Effect
-		var job int64
-		if err := er.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &e.At); err != nil {
-			return snap, err
-		}
-		e.Job = target.JobID(job)
-		snap.Effects = append(snap.Effects, e)
-	}
-	return snap, er.Err()
+	snap.Effects, err = effectsql.Scan(er)
+	return snap, err
 }
 
 // The adapter's last word on a job (durasim_job.note), and the seam's
