@@ -1,7 +1,7 @@
 // Package goqitetarget is goqite (maragu.dev/goqite) as a
 // [target.Queue]: durasim's actors drive goqite's own queue API on
-// SQLite (modernc.org/sqlite, in memory) or PostgreSQL (pgx's
-// database/sql driver, goqite's SQLFlavorPostgreSQL), with durasim
+// SQLite (modernc.org/sqlite, in memory) or PostgreSQL (lib/pq,
+// goqite's SQLFlavorPostgreSQL), with durasim
 // owning every clock goqite reads.
 //
 // # What is goqite's code and what is durasim's

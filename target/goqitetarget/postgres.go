@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/lib/pq"
 
 	"github.com/durasim/durasim/target"
 )
@@ -63,14 +63,27 @@ END $$;`
 
 // openPostgres makes the scratch schemas on the database at url, and
 // goqite's table in the first.
+//
+// The driver is lib/pq, not pgx (River's): goqite's calls run in
+// synctest bubbles, and pgx's connection starts a background reader
+// from a real-time timer when a write takes over 15ms, which a later
+// read inside a bubble then waits for on a sync.Cond, a wait synctest
+// counts as a deadlock (seen under load: "all goroutines in bubble are
+// blocked"). lib/pq reads and writes on the calling goroutine only.
 func openPostgres(ctx context.Context, url string) (*sql.DB, *pgDB, error) {
-	cfg, err := pgx.ParseConfig(url)
+	dsn := url
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		var err error
+		if dsn, err = pq.ParseURL(url); err != nil {
+			return nil, nil, fmt.Errorf("postgres: %w", err)
+		}
+	}
+	p := &pgDB{schema: fmt.Sprintf("durasim_goqite_%d_%d", os.Getpid(), pgSchemas.Add(1))}
+	conn, err := pq.NewConnector(dsn + " search_path='" + p.schema + ", pg_catalog'")
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &pgDB{schema: fmt.Sprintf("durasim_goqite_%d_%d", os.Getpid(), pgSchemas.Add(1))}
-	cfg.RuntimeParams["search_path"] = p.schema + ", pg_catalog"
-	db := stdlib.OpenDB(*cfg)
+	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
