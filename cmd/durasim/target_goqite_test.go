@@ -6,7 +6,9 @@ import (
 )
 
 // goqite through the same target flags: its own -goqite-timeout, the
-// backends it declares, a plan fault its clocks cannot take refused.
+// backends it declares (a PostgreSQL server that does not answer, and
+// -parallel on one database, refused), a plan fault its clocks cannot
+// take refused.
 func TestGoqiteBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "-target", "goqite", "-seeds", "1:2", "-goqite-timeout", "0s"},
@@ -15,6 +17,8 @@ func TestGoqiteBadInput(t *testing.T) {
 		{"run", "-target", "goqite", "-seeds", "1:2", "-rescue-after", "3s"},
 		{"run", "-target", "river", "-seeds", "1:2", "-goqite-timeout", "3s"},
 		{"replay", "-target", "goqite", "-seed", "1", "-db", "postgres://127.0.0.1:1/x"},
+		{"run", "-target", "goqite", "-seeds", "1:2", "-backend", "postgres", "-db", "postgres://u@127.0.0.1:1/x?connect_timeout=5"},
+		{"run", "-target", "goqite", "-seeds", "1:2", "-backend", "postgres", "-db", "postgres://u@127.0.0.1:1/x?connect_timeout=5", "-parallel", "2"},
 	} {
 		out, stderr, code := cli(args...)
 		oneLineError(t, args, out, stderr, code)

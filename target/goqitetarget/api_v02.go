@@ -23,6 +23,8 @@ import (
 const (
 	modulePath = "maragu.dev/goqite"
 	schemaFile = "schema.sql"
+	// schemaFilePostgres: none (v0.2.3 is SQLite only).
+	schemaFilePostgres = ""
 	// apiRelease is the release this file is, for Version (the replaced
 	// module's build information names no version).
 	apiRelease = "v0.2.3"
@@ -31,6 +33,12 @@ const (
 func newGoqite(db *sql.DB, _, name string, maxReceive int, timeout time.Duration) *goqite.Queue {
 	return goqite.New(goqite.NewOpts{DB: db, Name: name, MaxReceive: maxReceive, Timeout: timeout})
 }
+
+// backends are the flavours of this release: SQLite only.
+func backends() []string { return []string{SQLite} }
+
+// goqiteSchemaPostgres: none, v0.2.3 has no PostgreSQL flavour.
+const goqiteSchemaPostgres = ""
 
 // goqiteSchemaSQLite is v0.2.3's schema.sql, as its users apply it
 // (TestSchemaIsGoqites holds the copy to the file).

@@ -69,8 +69,12 @@ func (c *conn) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 // record of it, in tx.
 func (c *conn) send(ctx context.Context, tx *sql.Tx, now target.Time, r target.InsertReq) (target.JobID, error) {
 	gq, name := c.q.goqite(r.MaxAttempts)
+	mid, err := c.q.messageID()
+	if err != nil {
+		return 0, err
+	}
 	var id goqite.ID
-	err := c.q.at(c.actor, now, func() error {
+	err = c.q.at(ctx, tx, c.actor, now, mid, func() error {
 		var err error
 		id, err = gq.SendAndGetIDTx(ctx, tx, goqite.Message{Body: encodeBody(r.Kind, r.Args)})
 		return err
@@ -131,7 +135,7 @@ func (c *conn) receive(ctx context.Context, now target.Time, maxReceive int) (ta
 	got := false
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var m *goqite.Message
-		err := c.q.at(c.actor, now, func() error {
+		err := c.q.at(ctx, tx, c.actor, now, nil, func() error {
 			var err error
 			m, err = gq.ReceiveTx(ctx, tx)
 			return err
@@ -182,7 +186,7 @@ func setNote(ctx context.Context, tx *sql.Tx, id target.JobID, note string, sets
 // completed or cancelled, with goqite's last receive count kept.
 func (c *conn) del(ctx context.Context, tx *sql.Tx, now target.Time, j job, note string) error {
 	gq, _ := c.q.goqite(j.MaxAttempts)
-	if err := c.q.at(c.actor, now, func() error { return gq.DeleteTx(ctx, tx, j.msg) }); err != nil {
+	if err := c.q.at(ctx, tx, c.actor, now, nil, func() error { return gq.DeleteTx(ctx, tx, j.msg) }); err != nil {
 		return err
 	}
 	return setNote(ctx, tx, j.ID, note, "received = $2, finalized_at = $3", j.Attempt, now)
@@ -191,7 +195,7 @@ func (c *conn) del(ctx context.Context, tx *sql.Tx, now target.Time, j job, note
 // extend is goqite's ExtendTx of a job's message by d from now.
 func (c *conn) extend(ctx context.Context, tx *sql.Tx, now target.Time, j job, d target.Time) error {
 	gq, _ := c.q.goqite(j.MaxAttempts)
-	return c.q.at(c.actor, now, func() error { return gq.ExtendTx(ctx, tx, j.msg, time.Duration(d)) })
+	return c.q.at(ctx, tx, c.actor, now, nil, func() error { return gq.ExtendTx(ctx, tx, j.msg, time.Duration(d)) })
 }
 
 // Report is the user's end of a receive. Done: Delete. Cancel: Delete
@@ -323,8 +327,11 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 		}
 		switch {
 		case j.note == noteDead && j.live:
-			stamp := c.q.clk.process(c.actor, now).UTC().Format(stampLayout)
-			if _, err := tx.ExecContext(ctx, "UPDATE goqite SET received = 0, timeout = $1 WHERE id = $2", stamp, string(j.msg)); err != nil {
+			if err := c.q.stamp(ctx, tx, now, nil); err != nil { // goqite's trigger stamps updated
+				return err
+			}
+			timeout := c.q.timeoutValue(c.q.clk.process(c.actor, now))
+			if _, err := tx.ExecContext(ctx, "UPDATE goqite SET received = 0, timeout = $1 WHERE id = $2", timeout, string(j.msg)); err != nil {
 				return err
 			}
 			if err := setNote(ctx, tx, id, noteRedriven, "finalized_at = 0"); err != nil {
@@ -332,8 +339,12 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 			}
 		case j.note == noteDead || j.note == noteCancelled:
 			gq, _ := c.q.goqite(j.MaxAttempts)
+			mid, err := c.q.messageID()
+			if err != nil {
+				return err
+			}
 			var msg goqite.ID
-			err := c.q.at(c.actor, now, func() error {
+			err = c.q.at(ctx, tx, c.actor, now, mid, func() error {
 				var err error
 				msg, err = gq.SendAndGetIDTx(ctx, tx, goqite.Message{Body: encodeBody(j.Kind, j.Args)})
 				return err

@@ -1,15 +1,16 @@
 // Package goqitetarget is goqite (maragu.dev/goqite) as a
 // [target.Queue]: durasim's actors drive goqite's own queue API on
-// SQLite (modernc.org/sqlite, in memory), with durasim owning every clock
-// goqite reads.
+// SQLite (modernc.org/sqlite, in memory) or PostgreSQL (lib/pq,
+// goqite's SQLFlavorPostgreSQL), with durasim
+// owning every clock goqite reads.
 //
 // # What is goqite's code and what is durasim's
 //
 // goqite's code: SendAndGetIDTx (an insert, and an outbox message in a
 // handler's transaction), ReceiveTx (a fetch), ExtendTx (the user's
 // retry delay and snooze), DeleteTx (a completion or a cancel), and
-// goqite's schema_sqlite.sql (its table, trigger and index), applied as
-// its users apply it.
+// goqite's schema_sqlite.sql or schema_postgres.sql (its table, trigger
+// and index), applied as its users apply it.
 //
 // durasim's: the transactions those calls run in (serializable, as
 // goqite's own), a table durasim_job beside goqite's that keeps what
@@ -29,13 +30,19 @@
 // run's clock faults skew it ([Queue.SetClocks]). goqite's schema
 // stamps created and updated with SQLite's strftime: durasim's driver
 // replaces the one-argument strftime with the run's database clock, and
-// randomblob (goqite's ids) with the seed's randomness. A seed replays
-// byte for byte, on 32-bit platforms too.
+// randomblob (goqite's ids) with the seed's randomness. On PostgreSQL the
+// schema stamps them with now() and makes ids with pgcrypto's
+// gen_random_bytes: durasim runs it in a scratch schema of its own whose
+// search_path puts that schema ahead of pg_catalog, with a now() and a
+// gen_random_bytes of durasim's in it that return what each transaction
+// was given (the run's database clock; the seed's bytes). A seed replays
+// byte for byte, on 32-bit platforms too, and gives the same trace on
+// both databases.
 //
 // # Releases
 //
 // api_v04.go builds against v0.4.0; api_v02.go (-tags goqite_v02)
 // against the old module path's github.com/maragudk/goqite v0.2.3, as
-// make goqite-compat builds it. PostgreSQL (v0.4.0's other flavour) is
-// not offered yet.
+// make goqite-compat builds it (SQLite only: v0.2.3 has no PostgreSQL
+// flavour).
 package goqitetarget

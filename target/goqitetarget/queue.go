@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -15,11 +16,14 @@ import (
 	"github.com/durasim/durasim/internal/bubble"
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
-// SQLite is the one backend offered (goqite v0.4.0's PostgreSQL flavour
-// is not yet: its schema stamps now(), which durasim does not own there).
-const SQLite = "sqlite"
+// Backends: goqite's two SQL flavours (v0.4.0; v0.2.3 has SQLite only).
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
 
 // Config is the settings of goqite's queues and of the client logic a
 // user writes around them.
@@ -58,6 +62,7 @@ type Queue struct {
 	backend string
 	db      *sql.DB
 	bubbles *bubble.Runner
+	pg      *pgDB                 // PostgreSQL's scratch schema and clock; nil on SQLite
 	queues  map[int]*goqite.Queue // by max receive count
 	clk     clock
 	rand    target.Rand
@@ -67,7 +72,7 @@ var _ target.ClockedQueue = (*Queue)(nil)
 
 // Open applies goqite's schema and durasim's tables to the database
 // (url: "" an in-memory SQLite database, or an SQLite file URL; a
-// PostgreSQL URL).
+// PostgreSQL URL, where they go to a scratch schema Close drops).
 func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -81,8 +86,16 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 	switch backend {
 	case SQLite:
 		q.db, err = openSQLite(ctx, url, q)
+	case Postgres:
+		if goqiteSchemaPostgres == "" {
+			return nil, fmt.Errorf("goqitetarget: goqite %s has no PostgreSQL flavour", Version())
+		}
+		if url == "" {
+			return nil, errors.New("goqitetarget: postgres needs a URL")
+		}
+		q.db, q.pg, err = openPostgres(ctx, url)
 	default:
-		return nil, fmt.Errorf("goqitetarget: unknown backend %q (want %s: PostgreSQL is not offered yet)", backend, SQLite)
+		return nil, fmt.Errorf("goqitetarget: unknown backend %q (want %s)", backend, strings.Join(backends(), " or "))
 	}
 	if err != nil {
 		return nil, err
@@ -94,7 +107,15 @@ func (q *Queue) Name() string    { return "goqite" }
 func (q *Queue) Backend() string { return q.backend }
 func (q *Queue) Version() string { return Version() }
 func (q *Queue) Config() Config  { return q.cfg }
-func (q *Queue) Close() error    { return q.db.Close() }
+
+// Close closes the database, dropping PostgreSQL's scratch schema first.
+func (q *Queue) Close() error {
+	var err error
+	if q.pg != nil {
+		err = q.pg.drop(q.db)
+	}
+	return errors.Join(err, q.db.Close())
+}
 
 // Version is the goqite release this binary was built with, from its
 // module information ("(devel)" when there is none).
@@ -138,7 +159,8 @@ func Version() string {
 //   - every timeout is written and compared on the clock of the process
 //     that calls (time.Now().UTC()): a worker's clock off from the
 //     others' moves its receives (Clocks.Process); the UTC() leaves no
-//     local time for a zone to move, and SQLite's strftime is UTC.
+//     local time for a zone to move, SQLite's strftime is UTC, and
+//     PostgreSQL's timestamptz is an instant.
 func (q *Queue) Policy() target.Policy {
 	return target.Policy{
 		Lease:              q.cfg.Timeout,
@@ -157,6 +179,9 @@ func (q *Queue) Policy() target.Policy {
 func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
 	q.rand = rand
 	q.clk.reset()
+	if q.pg != nil {
+		return q.pg.reset(ctx, q.db)
+	}
 	for _, s := range []string{"DELETE FROM goqite", "DELETE FROM durasim_job", "DELETE FROM durasim_effect", "DELETE FROM durasim_ledger"} {
 		if _, err := q.db.ExecContext(ctx, s); err != nil {
 			return err
@@ -218,21 +243,13 @@ func (q *Queue) Snapshot(ctx context.Context) (target.Snapshot, error) {
 	if err := rows.Err(); err != nil {
 		return snap, err
 	}
-	er, err := q.db.QueryContext(ctx, "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id")
+	er, err := q.db.QueryContext(ctx, effectsql.Query)
 	if err != nil {
 		return snap, err
 	}
 	defer er.Close()
-	for er.Next() {
-		var e target.Effect
-		var job int64
-		if err := er.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &e.At); err != nil {
-			return snap, err
-		}
-		e.Job = target.JobID(job)
-		snap.Effects = append(snap.Effects, e)
-	}
-	return snap, er.Err()
+	snap.Effects, err = effectsql.Scan(er)
+	return snap, err
 }
 
 // The adapter's last word on a job (durasim_job.note), and the seam's
@@ -323,7 +340,17 @@ func virt(w time.Time) target.Time { return target.Time(scheduler.FromWall(w)) }
 // goqite's timestamp format (its rfc3339Milli): UTC, milliseconds.
 const stampLayout = "2006-01-02T15:04:05.000Z07:00"
 
-// parseTimeout reads goqite's timeout column (text on SQLite).
+// timeoutValue is t as goqite writes its timeout column: text on
+// SQLite (its rfc3339Milli), a timestamptz on PostgreSQL.
+func (q *Queue) timeoutValue(t time.Time) any {
+	if q.pg != nil {
+		return t.UTC()
+	}
+	return t.UTC().Format(stampLayout)
+}
+
+// parseTimeout reads goqite's timeout column (text on SQLite, a
+// timestamptz on PostgreSQL).
 func parseTimeout(v any) (target.Time, error) {
 	switch t := v.(type) {
 	case time.Time:

@@ -19,11 +19,16 @@ func TestSchemaIsGoqites(t *testing.T) {
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
 		t.Skipf("go list -m %s: no module directory (%v)", modulePath, err)
 	}
-	want, err := os.ReadFile(filepath.Join(m.Dir, schemaFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != goqiteSchemaSQLite {
-		t.Fatalf("goqiteSchemaSQLite differs from %s's %s:\n%s", modulePath, schemaFile, want)
+	for _, s := range []struct{ file, copy string }{{schemaFile, goqiteSchemaSQLite}, {schemaFilePostgres, goqiteSchemaPostgres}} {
+		if s.file == "" {
+			continue // a flavour this release does not have
+		}
+		want, err := os.ReadFile(filepath.Join(m.Dir, s.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(want) != s.copy {
+			t.Fatalf("durasim's copy differs from %s's %s:\n%s", modulePath, s.file, want)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -17,7 +16,8 @@ import (
 //   - strftime(format), the one-argument form goqite's schema stamps
 //     created and updated with ("now" implied), reads q's database
 //     clock (the two- and more-argument forms stay SQLite's);
-//   - randomblob(n), behind goqite's message ids, draws from the seed.
+//   - randomblob(n), behind goqite's message ids, is the id a send drew
+//     from the seed.
 //
 // One connection: the simulator makes one call at a time, and a
 // transaction never outlives a call of the seam.
@@ -86,17 +86,13 @@ func (q *Queue) sqliteStrftime(_ *sqlite.FunctionContext, args []driver.Value) (
 	return wall(q.clk.db).UTC().Format("2006-01-02T15:04:05.000Z"), nil
 }
 
+// sqliteRandomblob hands out the id a send drew (Queue.messageID), once.
 func (q *Queue) sqliteRandomblob(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 	n, ok := args[0].(int64)
-	if !ok || n < 1 || n > 64 {
-		return nil, errors.New("durasim's randomblob(n) takes n from 1 to 64")
+	if !ok || n != int64(len(q.clk.id)) {
+		return nil, fmt.Errorf("durasim's randomblob(n) stands in for SQLite's in goqite's message ids: no id of %v bytes set for this send", args[0])
 	}
-	if q.rand == nil {
-		return nil, errors.New("durasim's randomblob: the queue was not reset")
-	}
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(q.rand.Int64N(256))
-	}
+	b := q.clk.id
+	q.clk.id = nil
 	return b, nil
 }

@@ -2,10 +2,12 @@ package goqitetarget_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/durasim/durasim/faults"
+	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/invariants"
 
 	"github.com/durasim/durasim/simtest"
@@ -87,4 +89,50 @@ func TestClockSkewBreaksTheTimeout(t *testing.T) {
 
 func skewed(p faults.Plan) bool {
 	return slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind == faults.ClockAhead || f.Kind == faults.ClockBehind })
+}
+
+// goqite's PostgreSQL flavour, driven the same way, agrees with SQLite
+// seed by seed: the same trace hash, the same verdicts (the default
+// design and the swarm's clock faults, so that failing seeds are
+// compared too), and the first failing seed replayed on PostgreSQL
+// gives the same trace again.
+func TestPostgresAgreesWithSQLite(t *testing.T) {
+	ctx := context.Background()
+	lite := openGoqite(t)
+	pg, err := goqitetarget.Open(ctx, goqitetarget.Postgres, pgtest.URL(t), goqitetarget.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close() })
+	cfg := targetsim.DefaultConfig()
+	cfg.KeepTrace = true
+	failed := 0
+	for _, seed := range simtest.Seeds(t, 30) {
+		a, err := targetsim.Run(ctx, lite, cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := targetsim.Run(ctx, pg, cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Hash != b.Hash || !slices.Equal(a.Trace, b.Trace) || fmt.Sprint(a.Violations) != fmt.Sprint(b.Violations) {
+			t.Fatalf("seed %d: sqlite %016x %v, postgres %016x %v", seed, a.Hash, a.Violations, b.Hash, b.Violations)
+		}
+		if a.Failed() {
+			failed++
+		}
+		if failed == 1 && a.Failed() {
+			again, err := targetsim.Run(ctx, pg, cfg, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(again.Trace, b.Trace) || again.Hash != b.Hash {
+				t.Fatalf("failing seed %d replayed on postgres: a different trace", seed)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no seed of the default design failed on either backend: nothing compared but passes")
+	}
 }

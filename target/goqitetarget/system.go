@@ -2,7 +2,6 @@ package goqitetarget
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -27,8 +26,9 @@ func (System) About() string {
 	return "goqite " + Version() + " through its queue API, its clock in a synctest bubble"
 }
 
-// Backends are goqite's databases durasim offers: SQLite (in memory).
-func (System) Backends() []string { return []string{SQLite} }
+// Backends are goqite's databases durasim offers: SQLite (in memory)
+// first, PostgreSQL (v0.4.0's other flavour).
+func (System) Backends() []string { return backends() }
 
 // Flags registers goqite's own setting, -goqite-timeout (NewOpts.Timeout,
 // the visibility timeout), and opens goqite with it.
@@ -50,16 +50,10 @@ func CLIConfig(d target.Time) Config {
 	return c
 }
 
-// opening is what the CLI opens goqite with.
-type opening struct {
-	Backend string
-	Config  Config
-}
-
-// openSchema is every setting of an opening, found by reflection; a
-// setting with no flag is one only code sets.
-var openSchema = repro.MustNew(opening{},
-	repro.Flag("Backend", "backend"),
+// openSchema is every setting of what the CLI opens goqite with (its
+// database and Config), found by reflection; a setting with no flag is
+// one only code sets.
+var openSchema = repro.OpeningSchema[Config](
 	repro.Flag("Config.Timeout", "goqite-timeout"),
 	repro.Duration("Config.Timeout", "Config.RetryBase", "Config.RetryCap"),
 )
@@ -72,10 +66,7 @@ func (System) Args(q target.Queue) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("a %T is not goqite's queue", q)
 	}
-	o := opening{Backend: gq.backend, Config: gq.cfg}
-	args, _ := repro.Args(openSchema.Diff(o, opening{Backend: SQLite, Config: DefaultConfig()}))
-	if _, missing := repro.Args(openSchema.Diff(o, opening{Backend: gq.backend, Config: CLIConfig(gq.cfg.Timeout)})); len(missing) > 0 {
-		return nil, errors.New(repro.Keys(missing) + ": no flag sets it")
-	}
-	return args, nil
+	type opening = repro.Opening[Config]
+	return repro.OpeningArgs(openSchema, opening{Backend: gq.backend, Config: gq.cfg}, opening{Backend: SQLite, Config: DefaultConfig()},
+		opening{Backend: gq.backend, Config: CLIConfig(gq.cfg.Timeout)})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // handlerTx is a handler's transaction on goqite's database: durasim's
@@ -19,18 +20,16 @@ type handlerTx struct {
 // Effect writes the effect; with Dedupe, the ledger's row for its key
 // first, and nothing if the key was there.
 func (t *handlerTx) Effect(ctx context.Context, e target.Effect) (bool, error) {
-	if e.Dedupe {
-		res, err := t.tx.ExecContext(ctx, "INSERT INTO durasim_ledger (idem_key) VALUES ($1) ON CONFLICT (idem_key) DO NOTHING", e.Key)
-		if err != nil {
-			return false, err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return false, err
-		}
+	return effectsql.Write(ctx, t.run, e)
+}
+
+// run executes SQL in the transaction and reports the rows it affected.
+func (t *handlerTx) run(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
 	}
-	_, err := t.tx.ExecContext(ctx, "INSERT INTO durasim_effect (job, attempt, worker, idem_key, tenant, doc, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-		int64(e.Job), e.Attempt, e.Worker, e.Key, e.Tenant, e.Doc, e.At)
-	return err == nil, err
+	return res.RowsAffected()
 }
 
 // Complete is goqite's DeleteTx in the handler's transaction: it deletes

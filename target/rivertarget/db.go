@@ -13,6 +13,8 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // Backends.
@@ -50,17 +52,6 @@ type rows interface {
 	Scan(dest ...any) error
 	Err() error
 	Close() error
-}
-
-// durasim's tables beside River's: the handlers' effects (no unique key,
-// so that a duplicate shows) and the ledger the deduplicating handlers
-// write first.
-func durasimSchema(serial string) []string {
-	return []string{
-		`CREATE TABLE IF NOT EXISTS durasim_effect (id ` + serial + `, job BIGINT NOT NULL, attempt INTEGER NOT NULL,
-			worker TEXT NOT NULL, idem_key TEXT NOT NULL, tenant TEXT NOT NULL, doc TEXT NOT NULL, at BIGINT NOT NULL)`,
-		`CREATE TABLE IF NOT EXISTS durasim_ledger (idem_key TEXT PRIMARY KEY)`,
-	}
 }
 
 func migrate[TTx any](ctx context.Context, d riverdriver.Driver[TTx]) error {
@@ -108,7 +99,7 @@ func (p *pgDB) init(ctx context.Context) error {
 	if err := migrate(ctx, p.driver); err != nil {
 		return err
 	}
-	for _, q := range durasimSchema("BIGSERIAL PRIMARY KEY") {
+	for _, q := range effectsql.Schema("BIGSERIAL PRIMARY KEY") {
 		if _, err := p.pool.Exec(ctx, q); err != nil {
 			return err
 		}
@@ -140,7 +131,7 @@ func (p *pgDB) ints(ctx context.Context, q string) ([]int64, error) {
 }
 
 func (p *pgDB) effects(ctx context.Context) (rows, error) {
-	r, err := p.pool.Query(ctx, effectsQuery)
+	r, err := p.pool.Query(ctx, effectsql.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +168,6 @@ func (r pgRows) Close() error {
 	r.Rows.Close()
 	return nil
 }
-
-const effectsQuery = "SELECT id, job, attempt, worker, idem_key, tenant, doc, at FROM durasim_effect ORDER BY id"
 
 func scanInts(r rows) ([]int64, error) {
 	defer r.Close()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/durasim/durasim/scheduler"
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // Config is the River client's settings that the re-enacted logic uses.
@@ -191,16 +192,8 @@ func (q *Queue) Snapshot(ctx context.Context) (target.Snapshot, error) {
 		return snap, err
 	}
 	defer r.Close()
-	for r.Next() {
-		var e target.Effect
-		var job int64
-		if err := r.Scan(&e.Seq, &job, &e.Attempt, &e.Worker, &e.Key, &e.Tenant, &e.Doc, &e.At); err != nil {
-			return snap, err
-		}
-		e.Job = target.JobID(job)
-		snap.Effects = append(snap.Effects, e)
-	}
-	return snap, r.Err()
+	snap.Effects, err = effectsql.Scan(r)
+	return snap, err
 }
 
 // wall and virt convert between durasim's virtual time and the

@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
 
 	"github.com/durasim/durasim/internal/sqlprep"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // sqliteDB is River on an in-memory SQLite database, one connection: the
@@ -52,7 +53,7 @@ func (s *sqliteDB) init(ctx context.Context) error {
 	if err := migrate(ctx, s.driver); err != nil {
 		return err
 	}
-	for _, q := range durasimSchema("INTEGER PRIMARY KEY AUTOINCREMENT") {
+	for _, q := range effectsql.Schema("INTEGER PRIMARY KEY AUTOINCREMENT") {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -84,7 +85,7 @@ func (s *sqliteDB) ints(ctx context.Context, q string) ([]int64, error) {
 }
 
 func (s *sqliteDB) effects(ctx context.Context) (rows, error) {
-	return s.db.QueryContext(ctx, effectsQuery)
+	return s.db.QueryContext(ctx, effectsql.Query)
 }
 
 // reset empties the tables and their id sequences, so that a seed's ids

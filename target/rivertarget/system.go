@@ -2,7 +2,6 @@ package rivertarget
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -41,18 +40,11 @@ func (System) Flags(fs *flag.FlagSet) target.Opener {
 	}
 }
 
-// opening is what the CLI opens River with: its database and the
-// client's settings.
-type opening struct {
-	Backend string
-	Config  Config
-}
-
-// openSchema is every setting of an opening, found by reflection; a
-// setting with no flag is one only code sets, and a queue with it has no
-// durasim command.
-var openSchema = repro.MustNew(opening{},
-	repro.Flag("Backend", "backend"),
+// openSchema is every setting of what the CLI opens River with (its
+// database and the client's settings), found by reflection; a setting
+// with no flag is one only code sets, and a queue with it has no durasim
+// command.
+var openSchema = repro.OpeningSchema[Config](
 	repro.Flag("Config.RescueAfter", "rescue-after"),
 	repro.Duration("Config.RescueAfter", "Config.JobTimeout", "Config.SchedulerInterval"),
 )
@@ -80,10 +72,7 @@ func (System) Args(q target.Queue) ([]string, error) {
 // Args are the flags that open River on backend with cfg, as
 // [System.Args] says.
 func Args(backend string, cfg Config) ([]string, error) {
-	o := opening{Backend: backend, Config: cfg}
-	args, _ := repro.Args(openSchema.Diff(o, opening{Backend: SQLite, Config: DefaultConfig()}))
-	if _, missing := repro.Args(openSchema.Diff(o, opening{Backend: backend, Config: CLIConfig(cfg.RescueAfter)})); len(missing) > 0 {
-		return nil, errors.New(repro.Keys(missing) + ": no flag sets it")
-	}
-	return args, nil
+	type opening = repro.Opening[Config]
+	return repro.OpeningArgs(openSchema, opening{Backend: backend, Config: cfg}, opening{Backend: SQLite, Config: DefaultConfig()},
+		opening{Backend: backend, Config: CLIConfig(cfg.RescueAfter)})
 }

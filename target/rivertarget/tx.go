@@ -6,6 +6,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 
 	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/effectsql"
 )
 
 // handlerTx is a handler's transaction on River's database: durasim's
@@ -19,15 +20,7 @@ type handlerTx struct {
 // Effect writes the effect; with Dedupe, the ledger's row for its key
 // first, and nothing if the key was there.
 func (t *handlerTx) Effect(ctx context.Context, e target.Effect) (bool, error) {
-	if e.Dedupe {
-		n, err := t.tx.run(ctx, "INSERT INTO durasim_ledger (idem_key) VALUES ($1) ON CONFLICT (idem_key) DO NOTHING", e.Key)
-		if err != nil || n == 0 {
-			return false, err
-		}
-	}
-	_, err := t.tx.run(ctx, "INSERT INTO durasim_effect (job, attempt, worker, idem_key, tenant, doc, at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-		int64(e.Job), e.Attempt, e.Worker, e.Key, e.Tenant, e.Doc, e.At)
-	return err == nil, err
+	return effectsql.Write(ctx, t.tx.run, e)
 }
 
 // Complete is JobCompleteTx: JobSetStateIfRunningMany in the handler's

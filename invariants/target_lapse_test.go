@@ -1,0 +1,79 @@
+package invariants_test
+
+import (
+	"testing"
+
+	"github.com/durasim/durasim/invariants"
+	"github.com/durasim/durasim/target"
+)
+
+// lease is the lease the fixtures of a lapsing queue declare.
+const lease = 5 * sec
+
+// lapses: a queue whose lease runs out by itself, lease after the fetch
+// (Policy.LeaseLapses).
+func lapses(f *invariants.TargetFeed) { f.Policy.Lease, f.Policy.LeaseLapses = lease, true }
+
+// deadHeld: a lapsing queue whose dead letters their receivers may still
+// finish (Policy.DeadLetterHeld).
+func deadHeld(f *invariants.TargetFeed) { lapses(f); f.Policy.DeadLetterHeld = true }
+
+// retaken: w1 fetches j1, w2 fetches it again at gap after that fetch
+// and completes it, w1 then crashes.
+func retaken(h *th, gap target.Time) (f1, f2 uint64) {
+	h.insert(1, "d1")
+	f1 = h.fetch("w1", 1, 1)
+	h.at(h.now + gap)
+	f2 = h.fetch("w2", 1, 2)
+	h.finish("w2", 1, 2)
+	c := h.crash("w1", 1, "after_fetch")
+	h.exposure(1, "w1", "w2", f1, f2, c, c)
+	h.row(1, target.Completed, 2)
+	h.stored(1, 2, "w2")
+	return f1, f2
+}
+
+// A lease that lapses frees its job from the instant lease has passed
+// since the fetch (a receive compares now >= timeout), not a moment
+// before; without LeaseLapses the job is still held then.
+func TestTargetLeaseLapses(t *testing.T) {
+	running := "j1 was fetched by w2 while running (fetched by w1), never rescued since"
+	checkTarget(t, []tcase{
+		{name: "holds: fetched again the instant the lease ran out", feed: lapses, run: func(h *th) { retaken(h, lease) }},
+		{name: "holds: fetched again after the lease ran out", feed: lapses, run: func(h *th) { retaken(h, lease+sec) }},
+		{name: "fails: fetched again a millisecond before the lease ran out", feed: lapses, run: func(h *th) {
+			f1, f2 := retaken(h, lease-tms)
+			h.onlyComplete(invariants.TargetConsistency, 1, running, f1, f2)
+		}},
+		{name: "fails: a lease that does not lapse, run out", run: func(h *th) {
+			f1, f2 := retaken(h, lease)
+			h.onlyComplete(invariants.TargetConsistency, 1, running, f1, f2)
+		}},
+	})
+}
+
+// deadLetter: j1 may run once; w1 fetches it, its lease runs out, the
+// pass finds it dead, and then w1 completes it in its transaction.
+func deadLetter(h *th) (dead, complete uint64) {
+	h.insertMax(1, "d1", 1)
+	h.fetch("w1", 1, 1)
+	h.at(h.now + lease)
+	dead = h.schedule(1, target.Discarded)
+	a := h.finish("w1", 1, 1)
+	h.row(1, target.Completed, 1)
+	h.stored(1, 1, "w1")
+	return dead, a.complete
+}
+
+// A dead letter is its receiver's to finish when the queue says so
+// (DeadLetterHeld); otherwise its completion leaves a final state.
+func TestTargetDeadLetterHeld(t *testing.T) {
+	checkTarget(t, []tcase{
+		{name: "holds: its receiver completes a dead letter", feed: deadHeld, run: func(h *th) { deadLetter(h) }},
+		{name: "fails: a dead letter completed where the queue keeps none", feed: lapses, run: func(h *th) {
+			dead, complete := deadLetter(h)
+			h.onlyComplete(invariants.TargetFinalKept, 1, "j1 was discarded (schedule by scheduler) and no operator asked it to run again, "+
+				"yet it came back completed from w1's transaction", dead, complete)
+		}},
+	})
+}
