@@ -58,6 +58,7 @@ type tjob struct {
 type hold struct {
 	fetch    *top
 	errors   int  // the errors the row had when this worker fetched it
+	max      int  // the row's max attempts when this worker fetched it
 	work     *top // its last work op
 	last     *top // its last op on the attempt (the release, once released)
 	released bool // a report, crash or new fetch of the worker ended it
@@ -435,7 +436,7 @@ func (c *targetChecker) fetch(o *top) {
 			h.released = true
 		}
 	}
-	j.holds = append(j.holds, &hold{fetch: o, errors: j.errors})
+	j.holds = append(j.holds, &hold{fetch: o, errors: j.errors, max: j.max})
 	j.state, j.stateOp, j.lastFetch = target.Running, o, o
 }
 

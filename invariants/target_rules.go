@@ -129,11 +129,12 @@ func (c *targetChecker) holds(j *tjob, actor string) bool {
 // policy says (and checks a retry's time within the policy), and reports
 // whether the queue did. A worker decides from the row it fetched: a
 // zombie's report (another worker fetched the job since) counts the
-// errors and the attempt its own fetch saw.
+// errors, the attempt and the max attempts its own fetch saw (an
+// operator's retry since may have raised the row's max).
 func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
-	seenErrors, seenAttempt := j.errors, j.attempt
+	seenErrors, seenAttempt, seenMax := j.errors, j.attempt, j.max
 	if h != nil {
-		seenErrors, seenAttempt = h.errors, h.fetch.Attempt
+		seenErrors, seenAttempt, seenMax = h.errors, h.fetch.Attempt, h.max
 	}
 	soon := func(want target.State) bool {
 		return o.State == want || o.State == target.Available && o.At-o.T <= c.pol.AvailableWithin
@@ -149,14 +150,14 @@ func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
 	case target.Snooze:
 		if c.pol.Snooze == target.AttemptGivenBack {
 			j.attempt = seenAttempt - 1
-		} else if seenAttempt >= j.max {
+		} else if seenAttempt >= seenMax {
 			return "discarded", o.State == target.Discarded // a counted snooze at the last attempt leaves none
 		}
 		c.snoozeDue(j, o, h)
 		return "scheduled", soon(target.Scheduled)
 	case target.Errored:
 		j.errors++
-		if seenAttempt >= j.max {
+		if seenAttempt >= seenMax {
 			return "discarded", o.State == target.Discarded
 		}
 		if !soon(target.Retryable) {

@@ -855,7 +855,31 @@ func TestTargetZombie(t *testing.T) {
 			// No backoff check: the queue did not retry.
 			h.onlyComplete(invariants.TargetConsistency, 1, "w1 reported error on j1 (attempt 2 of 2) and the queue made it discarded, not retryable", r)
 		}},
+		{name: "holds: its error discarded at its fetch's last attempt, though an operator's retry raised the max since", feed: notDrained,
+			run: func(h *th) { zombieAfterRetry(h, target.Discarded, 0) }},
+		{name: "fails: its error retried by the raised max its fetch never saw", feed: notDrained, run: func(h *th) {
+			r := zombieAfterRetry(h, target.Retryable, h.next()+backoff(2))
+			h.onlyComplete(invariants.TargetConsistency, 1, "w1 reported error on j1 (attempt 2 of 2) and the queue made it retryable, not discarded", r)
+		}},
 	})
+}
+
+// zombieAfterRetry is w1 holding attempt 1 of 1 of j1 while the rescuer
+// discards it, an operator retries it (max attempts 2) and w2 fetches it;
+// then w1 reports an error, which the queue makes st, due at. It returns
+// the report.
+func zombieAfterRetry(h *th, st target.State, at target.Time) uint64 {
+	h.insertMax(1, "d1", 1)
+	f1 := h.fetch("w1", 1, 1)
+	h.stuck(1, 1)
+	h.rescue(1, target.Discarded, 0)
+	h.retry(1, target.Available)
+	f2 := h.fetch("w2", 1, 2)
+	w := h.work("w1", 1, 1, target.Errored)
+	r := h.report("w1", 1, target.Errored, st, 2, at)
+	h.exposure(1, "w1", "w2", f1, f2, r, w)
+	h.row(1, st, 2).MaxAttempts = 2
+	return r
 }
 
 func TestTargetExposures(t *testing.T) {

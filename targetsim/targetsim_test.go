@@ -203,7 +203,7 @@ func TestTraceHashesPinned(t *testing.T) {
 // catches it.
 func TestDesignsOnRiver(t *testing.T) {
 	q := openRiver(t)
-	firstCaught := map[Design]uint64{TxAsDocumented: 45, EffectOutsideTx: 17, CompleteOutsideTx: 14, KeyWithoutTenant: 1}
+	firstCaught := map[Design]uint64{TxAsDocumented: 108, EffectOutsideTx: 17, CompleteOutsideTx: 14, KeyWithoutTenant: 1}
 	for _, d := range Designs() {
 		cfg := DefaultConfig()
 		cfg.Design = d
@@ -272,11 +272,11 @@ func TestShrinkDocumentedPattern(t *testing.T) {
 	q := openRiver(t)
 	cfg := DefaultConfig()
 	cfg.Design = TxAsDocumented
-	failed := runSeed(t, q, cfg, 45)
+	failed := runSeed(t, q, cfg, 108)
 	if !failed.HandlerFailed() {
-		t.Fatal("seed 45 no longer fails the documented pattern")
+		t.Fatal("seed 108 no longer fails the documented pattern")
 	}
-	sh, err := Shrink(ctx, q, cfg, 45, failed, invariants.TargetEffectOnce)
+	sh, err := Shrink(ctx, q, cfg, 108, failed, invariants.TargetEffectOnce)
 	if err != nil {
 		t.Fatal(err)
 	}

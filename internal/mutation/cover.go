@@ -18,6 +18,10 @@ type CoverOptions struct {
 	Pkgs []string // the measured packages (patterns the go command accepts)
 	Dir  string   // a scratch directory for the binary and the counters
 	Env  []string // extra environment for the go command (e.g. GOCACHE=...)
+	// AllRuns runs every run even after one exits non-zero (a sweep that
+	// finds a failing seed exits 1: its coverage still counts); ExitCode
+	// is then the first non-zero one.
+	AllRuns bool
 }
 
 // CoverRun is one coverage run: the profile of the measured packages and
@@ -56,11 +60,15 @@ func Cover(o CoverOptions) (*CoverRun, error) {
 	}
 	run := &CoverRun{Pkgs: pkgs}
 	for _, args := range SplitRuns(o.Args) {
+		failed := run.ExitCode
 		if err := runCovered(run, bin, args, counters); err != nil {
 			return nil, err
 		}
-		if run.ExitCode != 0 {
-			break // the first run that fails is the one to report
+		if failed != 0 {
+			run.ExitCode = failed // the first run that failed is the one to report
+		}
+		if run.ExitCode != 0 && !o.AllRuns {
+			break
 		}
 	}
 	text := filepath.Join(o.Dir, "cover.txt")

@@ -23,34 +23,13 @@ import (
 type conn struct {
 	q     *Queue
 	actor string
+	// held is the rows this client fetched, by id, as River's producer
+	// hands them to its executor.
+	held map[int64]*rivertype.JobRow
 }
 
 func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	return insert(ctx, c.q.db.exec(), now, r)
-}
-
-// insert is the client's Insert and InsertTx: one row through
-// JobInsertFastMany, unique by args when asked.
-func insert(ctx context.Context, ex riverdriver.Executor, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	args, err := encodeArgs(r.Args)
-	if err != nil {
-		return target.Inserted{}, err
-	}
-	p := &riverdriver.JobInsertFastParams{
-		CreatedAt: wallp(now), EncodedArgs: args, Kind: r.Kind, MaxAttempts: r.MaxAttempts, Metadata: []byte("{}"),
-		Priority: 1, Queue: queueName, ScheduledAt: wallp(now), State: rivertype.JobStateAvailable, Tags: []string{},
-	}
-	if r.Unique {
-		p.UniqueKey, p.UniqueStates = uniqueKey(r.Kind, args), defaultUniqueStates
-	}
-	res, err := ex.JobInsertFastMany(ctx, &riverdriver.JobInsertFastManyParams{Jobs: []*riverdriver.JobInsertFastParams{p}})
-	if err != nil {
-		return target.Inserted{}, err
-	}
-	if len(res) != 1 {
-		return target.Inserted{}, fmt.Errorf("rivertarget: insert returned %d rows", len(res))
-	}
-	return target.Inserted{Job: target.JobID(res[0].Job.ID), Skipped: res[0].UniqueSkippedAsDuplicate}, nil
+	return c.q.code.insert(ctx, nil, now, r)
 }
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
@@ -61,7 +40,11 @@ func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Jo
 	if err != nil {
 		return nil, err
 	}
-	return jobsOf(availableJobs(res))
+	rows := availableJobs(res)
+	for _, r := range rows {
+		c.held[r.ID] = r
+	}
+	return jobsOf(rows)
 }
 
 func jobsOf(rows []*rivertype.JobRow) ([]target.Job, error) {
@@ -76,26 +59,35 @@ func jobsOf(rows []*rivertype.JobRow) ([]target.Job, error) {
 	return out, nil
 }
 
-// Report is the executor's reportResult for one job, run through
-// JobSetStateIfRunningMany as the completer does; the row read before it,
-// in the same transaction, says whether the job was still running.
+// Report is River's executor and completer working the job this client
+// fetched (rivertest.Worker: the executor's reportResult or reportError,
+// the inline completer's JobSetStateIfRunningMany), its work ending as r
+// says, in one transaction; the row durasim reads before it, in the same
+// transaction, says whether the job was still running.
 func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r target.Report) (target.Reported, error) {
-	p, err := c.q.stateFor(now, j, r)
+	held, err := c.holding(j)
 	if err != nil {
 		return target.Reported{}, err
 	}
+	delete(c.held, held.ID)
 	tx, err := c.q.db.begin(ctx)
 	if err != nil {
 		return target.Reported{}, err
 	}
 	defer func() { _ = tx.rollback(ctx) }()
-	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(j.ID)})
+	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
 	if err != nil {
 		return target.Reported{}, err
 	}
-	after, err := setState(ctx, tx.exec(), now, p)
+	after, err := c.q.code.work(ctx, tx, now, held, r)
 	if err != nil {
 		return target.Reported{}, err
+	}
+	if after == nil {
+		// River's completer emitted no completion: the row as it is now.
+		if after, err = tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID}); err != nil {
+			return target.Reported{}, err
+		}
 	}
 	if err := tx.commit(ctx); err != nil {
 		return target.Reported{}, err
@@ -105,52 +97,13 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 		Attempt: after.Attempt}, nil
 }
 
-// stateFor is reportResult's choice of transition (internal/jobexecutor).
-func (q *Queue) stateFor(now target.Time, j target.Job, r target.Report) (*riverdriver.JobSetStateIfRunningParams, error) {
-	id := int64(j.ID)
-	errData := func() []byte {
-		b, _ := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: j.Attempt, Error: "durasim: handler error"})
-		return b
+// holding is the row this client fetched as j.
+func (c *conn) holding(j target.Job) (*rivertype.JobRow, error) {
+	h := c.held[int64(j.ID)]
+	if h == nil || h.Attempt != j.Attempt {
+		return nil, fmt.Errorf("rivertarget: %s reports job %d at attempt %d, which it did not fetch", c.actor, j.ID, j.Attempt)
 	}
-	switch r.Outcome {
-	case target.Done:
-		return riverdriver.JobSetStateCompleted(id, wall(now), nil), nil
-	case target.Cancel:
-		return riverdriver.JobSetStateCancelled(id, wall(now), errData(), nil), nil
-	case target.Snooze:
-		next := now + r.Snooze
-		if r.Snooze <= q.cfg.SchedulerInterval {
-			return riverdriver.JobSetStateSnoozedAvailable(id, wall(next), j.Attempt-1, nil), nil
-		}
-		return riverdriver.JobSetStateSnoozed(id, wall(next), j.Attempt-1, nil), nil
-	case target.Errored:
-		if j.Attempt >= j.MaxAttempts {
-			return riverdriver.JobSetStateDiscarded(id, wall(now), errData(), nil), nil
-		}
-		next := now + q.retryDelay(j.Errors+1)
-		if next-now <= q.cfg.SchedulerInterval {
-			return riverdriver.JobSetStateErrorAvailable(id, wall(next), errData(), nil), nil
-		}
-		return riverdriver.JobSetStateErrorRetryable(id, wall(next), errData(), nil), nil
-	}
-	return nil, fmt.Errorf("rivertarget: no transition for outcome %s", r.Outcome)
-}
-
-// setState runs one transition through JobSetStateIfRunningMany, as the
-// completer and JobCompleteTx do, and returns the row River returned.
-func setState(ctx context.Context, ex riverdriver.Executor, now target.Time, p *riverdriver.JobSetStateIfRunningParams) (*rivertype.JobRow, error) {
-	rows, err := ex.JobSetStateIfRunningMany(ctx, &riverdriver.JobSetStateIfRunningManyParams{
-		ID: []int64{p.ID}, Attempt: []*int{p.Attempt}, ErrData: [][]byte{p.ErrData}, FinalizedAt: []*time.Time{p.FinalizedAt},
-		MetadataDoMerge: []bool{false}, MetadataUpdates: [][]byte{nil}, Now: wallp(now), ScheduledAt: []*time.Time{p.ScheduledAt},
-		State: []rivertype.JobState{p.State},
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, target.ErrNotFound
-	}
-	return rows[0], nil
+	return h, nil
 }
 
 // Stuck is the rescuer's first query: running jobs attempted before the
@@ -266,9 +219,9 @@ func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued,
 	return out, nil
 }
 
-// Retry is the client's JobRetry, an operator's call.
+// Retry is River's client's JobRetry, an operator's call.
 func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
-	r, err := c.q.db.exec().JobRetry(ctx, &riverdriver.JobRetryParams{ID: int64(id), Now: wallp(now)})
+	r, err := c.q.code.retry(ctx, now, id)
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
 	}
@@ -286,7 +239,7 @@ func (c *conn) Begin(ctx context.Context) (target.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &handlerTx{tx: tx, actor: c.actor}, nil
+	return &handlerTx{tx: tx, c: c}, nil
 }
 
 // uniqueViolation reports whether err is the database refusing a second

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
@@ -27,6 +28,8 @@ const (
 // beyond River's executor: its own transactions and durasim's tables.
 type db interface {
 	exec() riverdriver.Executor
+	// river is River's own Go code on the database, its clock clk.
+	river(clk *clock, policy river.ClientRetryPolicy) (code, error)
 	begin(ctx context.Context) (dbTx, error)
 	// run executes durasim's own SQL outside any transaction.
 	run(ctx context.Context, q string, args ...any) error
@@ -108,6 +111,10 @@ func (p *pgDB) init(ctx context.Context) error {
 }
 
 func (p *pgDB) exec() riverdriver.Executor { return p.driver.GetExecutor() }
+
+func (p *pgDB) river(clk *clock, policy river.ClientRetryPolicy) (code, error) {
+	return newRiverCode[pgx.Tx](p.driver, clk, policy, func(t dbTx) pgx.Tx { return t.(*pgTx).tx })
+}
 
 func (p *pgDB) begin(ctx context.Context) (dbTx, error) {
 	tx, err := p.pool.Begin(ctx)

@@ -5,43 +5,44 @@
 //
 // # What is River's code and what is durasim's
 //
-// River's code: every statement that touches the database, which is the
-// SQL behind riverdriver.Executor (JobInsertFastMany, JobGetAvailable,
-// JobSetStateIfRunningMany, JobGetStuck, JobRescueMany, JobSchedule,
-// JobRetry, JobGetByIDMany), the state transitions riverdriver builds
-// (JobSetStateCompleted, JobSetStateErrorRetryable and the others),
-// River's unique-states bitmask (rivershared/uniquestates) and its
-// migrations (rivermigrate).
+// River's code runs wherever River makes it callable, one seam call per
+// scheduler step, with River's clock (Config.Test.Time) set to durasim's
+// virtual time of the call ([Parts] lists it all):
+//   - River's SQL, through riverdriver.Executor, and its migrations
+//     (rivermigrate);
+//   - inserts: river.NewClient on the driver, never started (Insert;
+//     InsertTx in a handler's transaction; UniqueOpts{ByArgs: true});
+//   - working a job: rivertest.Worker.WorkJob, River's job executor
+//     (internal/jobexecutor: reportResult, reportError) and inline
+//     completer (internal/jobcompleter) in one transaction, on the row
+//     River's fetch query returned to the worker (the driver handed to
+//     rivertest replaces its JobUpdateFull, which would mark the job
+//     running again, with that row);
+//   - river.JobCompleteTx in the handler's transaction;
+//   - the client's JobRetry.
 //
-// durasim's re-enactment of River's Go client logic, for the pinned
-// release, with durasim's virtual time passed into every time parameter:
-//   - the producer's fetch (producer.go: JobGetAvailable with the
-//     client's id, at most MaxAttemptedBy names kept);
-//   - the executor's report of a result (internal/jobexecutor,
-//     reportResult and reportError: completed; an error retried with the
-//     retry policy, or discarded at max attempts; JobCancel cancelled;
-//     JobSnooze scheduled with the attempt given back; a retry or snooze
-//     due within the scheduler's interval made available at once), run
-//     through JobSetStateIfRunningMany as the completer does
-//     (internal/jobcompleter);
-//   - JobCompleteTx (job_complete_tx.go): JobSetStateIfRunningMany inside
-//     the handler's transaction;
-//   - the job rescuer (internal/maintenance/job_rescuer.go, runOnce and
-//     makeRetryDecision): JobGetStuck past the stuck horizon, then
-//     JobRescueMany, retried or discarded by max attempts;
-//   - the job scheduler (internal/maintenance/job_scheduler.go):
-//     JobSchedule;
-//   - the default retry policy (retry_policy.go, internal/retrypolicy):
-//     attempt⁴ seconds ±10% by the number of errors, its jitter drawn
-//     from the seed instead of math/rand;
-//   - the client's unique key for UniqueOpts{ByArgs: true}: a SHA-256 of
-//     the kind and the encoded args (River's dbunique hashes a canonical
-//     form of the same).
+// Re-enacted, each for a reason:
+//   - the default retry policy: DefaultClientRetryPolicy's jitter comes
+//     from math/rand/v2's global generator, which cannot be seeded; River's
+//     executor asks Config.RetryPolicy, River's formula with the seed's
+//     jitter ([DefaultBackoff]);
+//   - the producer's fetch (producer.go): unexported, run by a started
+//     client's goroutines; durasim calls JobGetAvailable as it does;
+//   - the job rescuer and the job scheduler (internal/maintenance): not
+//     importable, run only by a started client's leader on real tickers;
+//     durasim calls JobGetStuck, then JobRescueMany, and JobSchedule;
+//   - the job timeout: River's executor would arm a real-time timer and a
+//     goroutine; it runs with none, and durasim's worker ends the work at
+//     JobTimeout after its fetch. Nothing River runs here starts a
+//     goroutine or reads the wall clock.
+//
+// rivertest builds River's executor with River's default scheduler
+// interval ([RiverSchedulerInterval]), so that is the adapter's.
 //
 // durasim adds reads River's client does not make: a report reads the
-// job's row before its transition, in the same transaction (JobGetByID),
-// and a rescue reads each job's river:rescue_count before and after
-// JobRescueMany (JobGetByIDMany), so the history says whether the job took
-// the state.
+// job's row before River's executor runs, in the same transaction
+// (JobGetByID), and a rescue reads each job's river:rescue_count before
+// and after JobRescueMany (JobGetByIDMany), so the history says whether
+// the job took the state.
 // The effects table and the handlers' ledger are durasim's own.
 package rivertarget

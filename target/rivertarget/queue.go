@@ -2,7 +2,6 @@ package rivertarget
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
-	"github.com/riverqueue/river/rivershared/uniquestates"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/durasim/durasim/scheduler"
@@ -29,7 +27,9 @@ type Config struct {
 	// job attempted less than this ago is left alone.
 	JobTimeout target.Time
 	// SchedulerInterval is the job scheduler's interval: a retry or snooze
-	// due within it is made available at once.
+	// due within it is made available at once. River's executor, run
+	// through rivertest.Worker, is built with River's default
+	// (RiverSchedulerInterval), so that is the only value.
 	SchedulerInterval target.Time
 	// MaxAttemptedBy is how many client names a job's attempted_by keeps.
 	MaxAttemptedBy int
@@ -38,7 +38,7 @@ type Config struct {
 // DefaultConfig is the settings of a sweep: short horizons, so that a
 // frozen worker's job is rescued within a run.
 func DefaultConfig() Config {
-	return Config{RescueAfter: 10 * target.Second, JobTimeout: 5 * target.Second, SchedulerInterval: 1 * target.Second,
+	return Config{RescueAfter: 10 * target.Second, JobTimeout: 5 * target.Second, SchedulerInterval: RiverSchedulerInterval,
 		MaxAttemptedBy: 100}
 }
 
@@ -50,8 +50,9 @@ func (c Config) Validate() error {
 	case c.JobTimeout <= 0 || c.JobTimeout >= c.RescueAfter:
 		return fmt.Errorf("job timeout %s must be positive and below rescue-after %s", target.FormatSeconds(c.JobTimeout),
 			target.FormatSeconds(c.RescueAfter))
-	case c.SchedulerInterval <= 0:
-		return fmt.Errorf("scheduler interval must be positive, got %s", target.FormatSeconds(c.SchedulerInterval))
+	case c.SchedulerInterval != RiverSchedulerInterval:
+		return fmt.Errorf("scheduler interval must be River's default %s (rivertest.Worker builds River's executor with it), got %s",
+			target.FormatSeconds(RiverSchedulerInterval), target.FormatSeconds(c.SchedulerInterval))
 	case c.MaxAttemptedBy < 1:
 		return fmt.Errorf("max-attempted-by must be at least 1, got %d", c.MaxAttemptedBy)
 	}
@@ -63,6 +64,8 @@ type Queue struct {
 	cfg     Config
 	backend string
 	db      db
+	code    code   // River's own Go code on db
+	clock   *clock // River's clock: the virtual time of the call in progress
 	rand    target.Rand
 }
 
@@ -89,6 +92,11 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 		return nil, fmt.Errorf("rivertarget: unknown backend %q (want %s or %s)", backend, SQLite, Postgres)
 	}
 	if err != nil {
+		return nil, err
+	}
+	q.clock = &clock{}
+	if q.code, err = q.db.river(q.clock, seededPolicy{q}); err != nil {
+		_ = q.db.close()
 		return nil, err
 	}
 	return q, nil
@@ -164,7 +172,9 @@ func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
 
 func (q *Queue) Close() error { return q.db.close() }
 
-func (q *Queue) Conn(actor string) target.Conn { return &conn{q: q, actor: actor} }
+func (q *Queue) Conn(actor string) target.Conn {
+	return &conn{q: q, actor: actor, held: map[int64]*rivertype.JobRow{}}
+}
 
 // Snapshot reads every job (River's JobGetByIDMany) and every effect.
 func (q *Queue) Snapshot(ctx context.Context) (target.Snapshot, error) {
@@ -216,10 +226,6 @@ type argsJSON struct {
 	Source  int64  `json:"source,omitempty"`
 }
 
-func encodeArgs(a target.Args) ([]byte, error) {
-	return json.Marshal(argsJSON{Tenant: a.Tenant, Doc: a.Doc, Version: a.Version, Source: int64(a.Source)})
-}
-
 var states = map[rivertype.JobState]target.State{
 	rivertype.JobStateAvailable: target.Available, rivertype.JobStateScheduled: target.Scheduled,
 	rivertype.JobStateRunning: target.Running, rivertype.JobStateRetryable: target.Retryable,
@@ -245,17 +251,6 @@ func jobOf(r *rivertype.JobRow) (target.Job, error) {
 	}, nil
 }
 
-// row is the part of River's row the client logic reads back from a job
-// the seam handed out.
-func row(j target.Job) *rivertype.JobRow {
-	r := &rivertype.JobRow{ID: int64(j.ID), Kind: j.Kind, Attempt: j.Attempt, MaxAttempts: j.MaxAttempts,
-		Errors: make([]rivertype.AttemptError, j.Errors)}
-	if j.AttemptedAt != 0 {
-		r.AttemptedAt = wallp(j.AttemptedAt)
-	}
-	return r
-}
-
 // availableJobs reads JobGetAvailable's result: a slice of rows up to
 // v0.47, a result holding them (Jobs) since, so one adapter builds against
 // both.
@@ -273,19 +268,5 @@ func availableJobs(res any) []*rivertype.JobRow {
 	}
 	return nil
 }
-
-// uniqueKey is the client's key for UniqueOpts{ByArgs: true}.
-func uniqueKey(kind string, args []byte) []byte {
-	sum := sha256.Sum256([]byte("kind=" + kind + "&args=" + string(args)))
-	return sum[:]
-}
-
-// riverUniqueStates are River's default unique states (every state but
-// cancelled and discarded): what the client's insert passes River. Rules
-// declares them apart, so that the two can be held to each other.
-var riverUniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateCompleted, rivertype.JobStatePending,
-	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
-
-var defaultUniqueStates = uniquestates.UniqueStatesToBitmask(riverUniqueStates)
 
 const queueName = "default"

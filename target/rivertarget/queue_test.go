@@ -3,7 +3,13 @@ package rivertarget
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/durasim/durasim/target"
 )
@@ -268,5 +274,64 @@ func TestOpenBadInput(t *testing.T) {
 	cfg.RescueAfter = -1
 	if _, err := Open(ctx, SQLite, "", cfg); err == nil {
 		t.Error("negative rescue-after accepted")
+	}
+}
+
+// The adapter runs River's own code: its executor records the handler's
+// error as River's AttemptError (the attempt's start, the error's text)
+// and counts a snooze in the job's metadata (river's "snoozes"), neither
+// of which durasim writes; a report of a job the connection did not fetch
+// is an error, not a guess.
+func TestRiversOwnExecutor(t *testing.T) {
+	q := openTest(t)
+	c := q.Conn("w1")
+	id := must(c.Insert(ctx, 1*s, doc1))(t).Job
+	j := must(c.Fetch(ctx, 2*s, 1))(t)[0]
+	must(c.Report(ctx, 3*s, j, target.Report{Outcome: target.Errored}))(t)
+	r := must(q.db.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(id)}))(t)
+	if len(r.Errors) != 1 || r.Errors[0].Error != errHandler.Error() || virt(r.Errors[0].At) != 3*s || r.Errors[0].Attempt != 1 {
+		t.Fatalf("errors after a handler error: %+v", r.Errors)
+	}
+	j = must(c.Fetch(ctx, 4*s, 1))(t)[0]
+	rep := must(c.Report(ctx, 5*s, j, target.Report{Outcome: target.Snooze, Snooze: 30 * s}))(t)
+	if rep.State != target.Scheduled || rep.ScheduledAt != 35*s || rep.Attempt != 1 {
+		t.Fatalf("snooze: %+v", rep)
+	}
+	r = must(q.db.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(id)}))(t)
+	if !strings.Contains(string(r.Metadata), `"snoozes":1`) {
+		t.Fatalf("metadata after a snooze: %s", r.Metadata)
+	}
+	if _, err := c.Report(ctx, 6*s, j, target.Report{Outcome: target.Done}); err == nil {
+		t.Fatal("a second report of a job no longer held was accepted")
+	}
+	if _, err := q.Conn("w2").Report(ctx, 6*s, j, target.Report{Outcome: target.Done}); err == nil {
+		t.Fatal("a report by a connection that never fetched the job was accepted")
+	}
+}
+
+// River's own DefaultClientRetryPolicy, which the sweep cannot run (its
+// jitter comes from math/rand/v2's global generator), stays within the
+// bounds the seeded policy draws from (DefaultBackoff).
+func TestSeededPolicyMatchesRivers(t *testing.T) {
+	now := time.Now()
+	p := &river.DefaultClientRetryPolicy{}
+	for errors := 0; errors < 12; errors++ {
+		lo, hi := DefaultBackoff.Bound(errors + 1)
+		for range 200 {
+			d := target.Time(p.NextRetry(&rivertype.JobRow{Errors: make([]rivertype.AttemptError, errors)}).Sub(now))
+			// River reads its own clock after now: allow it a second.
+			if d < lo-s || d > hi+s {
+				t.Fatalf("River's retry after %d errors in %s, outside [%s, %s]", errors, target.FormatSeconds(d), target.FormatSeconds(lo),
+					target.FormatSeconds(hi))
+			}
+		}
+	}
+}
+
+func TestSchedulerIntervalIsRivers(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SchedulerInterval = s
+	if _, err := Open(ctx, SQLite, "", cfg); err == nil || !strings.Contains(err.Error(), "River's default") {
+		t.Errorf("a scheduler interval River's executor does not use: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
@@ -62,6 +63,10 @@ func (s *sqliteDB) init(ctx context.Context) error {
 }
 
 func (s *sqliteDB) exec() riverdriver.Executor { return s.driver.GetExecutor() }
+
+func (s *sqliteDB) river(clk *clock, policy river.ClientRetryPolicy) (code, error) {
+	return newRiverCode[*sql.Tx](s.driver, clk, policy, func(t dbTx) *sql.Tx { return t.(*sqliteTx).tx })
+}
 
 func (s *sqliteDB) begin(ctx context.Context) (dbTx, error) {
 	tx, err := s.db.BeginTx(ctx, nil)

@@ -1,0 +1,48 @@
+package rivercover
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/durasim/durasim/internal/mutation"
+)
+
+func TestModes(t *testing.T) {
+	if _, err := Modes(0, ""); err == nil {
+		t.Error("zero seeds accepted")
+	}
+	m, err := Modes(8, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m[0].Args, " "); got != "run -target river -seeds 1:8 ; run -target river -design outbox -seeds 1:2" {
+		t.Errorf("deterministic mode runs %q", got)
+	}
+	if m[1].Skip == "" || m[1].Args != nil {
+		t.Errorf("chaos without PostgreSQL: %+v, want skipped", m[1])
+	}
+	if m, _ := Modes(8, "postgres://x"); m[1].Skip != "" || !strings.Contains(strings.Join(m[1].Args, " "), "-db postgres://x") {
+		t.Errorf("chaos with PostgreSQL: %+v", m[1])
+	}
+}
+
+// Write prints each package's reached statements per mode, "-" for a
+// skipped mode, and every part durasim re-enacts.
+func TestWrite(t *testing.T) {
+	prof, err := mutation.ParseProfile(strings.NewReader("mode: set\n" +
+		"github.com/riverqueue/river/a.go:1.1,2.1 3 1\n" +
+		"github.com/riverqueue/river/a.go:3.1,4.1 1 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Write(&b, []string{riverPrefix}, []Result{{Mode: Mode{Name: "deterministic", Args: []string{"run"}}, Run: &mutation.CoverRun{Profile: prof}},
+		{Mode: Mode{Name: "chaos", Skip: "no PostgreSQL"}}})
+	out := b.String()
+	for _, want := range []string{"river ", "75.0%     3/4", " -\n", "chaos          skipped: no PostgreSQL", "re-enacted    job rescuer"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
