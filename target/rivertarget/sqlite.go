@@ -21,6 +21,7 @@ import (
 type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
+	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -48,6 +49,7 @@ func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	s := &sqliteDB{db: db, driver: riversqlite.New(db)}
+	s.ex = s.driver.GetExecutor()
 	if err := s.init(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -67,7 +69,7 @@ func (s *sqliteDB) init(ctx context.Context) error {
 	return nil
 }
 
-func (s *sqliteDB) exec() riverdriver.Executor { return s.driver.GetExecutor() }
+func (s *sqliteDB) exec() riverdriver.Executor { return s.ex }
 
 func (s *sqliteDB) begin(ctx context.Context) (dbTx, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
