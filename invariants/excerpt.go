@@ -262,11 +262,12 @@ type excerptIndex struct {
 	dirty  []uint16             // the words of starts with a bit set (reset clears only those)
 }
 
-// excerptEntry is a window of string str starting at off; next is the
-// following occurrence of the same window (-1: none), and a head's last
-// its chain's last entry.
+// excerptEntry is a window of string str starting at off (its words a
+// and b: windowWords); next is the following occurrence of the same
+// window (-1: none), and a head's last its chain's last entry.
 type excerptEntry struct {
-	hash       uint64
+	hash, a    uint64
+	b          uint32
 	str, off   int32
 	next, last int32
 }
@@ -313,20 +314,16 @@ func prefix4(a, b, c, d byte) uint32 {
 	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24) * 0x9e3779b1 >> 16
 }
 
-// window is the bytes of entry e's window.
-func (x *excerptIndex) window(e *excerptEntry) string {
-	return x.strs[e.str][e.off : int(e.off)+excerptWindow]
-}
-
 // insert adds window w, at off in string str: behind its head if the
 // window is there already, else as a new head.
 func (x *excerptIndex) insert(w string, str, off int32) {
 	if 2*(x.heads+1) > len(x.slots) {
 		x.grow()
 	}
-	h := hashWindow(w)
+	a, b := windowWords(w)
+	h := mixWindow(a, b)
 	i := int32(len(x.ents))
-	x.ents = append(x.ents, excerptEntry{hash: h, str: str, off: off, next: -1, last: i})
+	x.ents = append(x.ents, excerptEntry{hash: h, a: a, b: uint32(b), str: str, off: off, next: -1, last: i})
 	mask := uint64(len(x.slots) - 1)
 	for at := h & mask; ; at = (at + 1) & mask {
 		if x.slots[at] == 0 {
@@ -334,7 +331,7 @@ func (x *excerptIndex) insert(w string, str, off int32) {
 			x.heads++
 			return
 		}
-		if head := &x.ents[x.slots[at]-1]; head.hash == h && x.window(head) == w {
+		if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
 			x.ents[head.last].next = i
 			head.last = i
 			x.ents[i].last = -1 // not a head
@@ -380,11 +377,9 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 			continue
 		}
 		for i := max(0, p-7); i <= min(p, last); i++ {
-			w := text[i : i+excerptWindow]
-			h := hashWindow(w)
-			for at := h & mask; x.slots[at] != 0; at = (at + 1) & mask {
-				head := &x.ents[x.slots[at]-1]
-				if head.hash == h && x.window(head) == string(w) {
+			a, b := windowWords(text[i : i+excerptWindow])
+			for at := mixWindow(a, b) & mask; x.slots[at] != 0; at = (at + 1) & mask {
+				if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
 					for k := x.slots[at] - 1; k >= 0; k = x.ents[k].next {
 						found(x.ents[k].str)
 					}
