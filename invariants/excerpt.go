@@ -246,23 +246,36 @@ func sortValues(vs []reflect.Value) {
 // text, every window they share with it. A bitmap of a hash of the
 // windows' first four bytes lets the scan skip most positions of a text
 // without hashing the whole window.
+//
+// A window that occurs more than once (event texts share their wording:
+// "extracted ...", a template's dozens of bytes in every text) is one
+// head in the table with its other occurrences chained behind it, in the
+// order they were added: in a table of every occurrence, each copy of a
+// window probed past all the earlier ones, and indexing cost the square
+// of how often a window recurs (a quarter of a model seed's instructions).
 type excerptIndex struct {
 	strs   []string
-	slots  []int32 // entry index + 1 by window hash (open addressing; 0: empty)
+	slots  []int32 // head entry index + 1 by window hash (open addressing; 0: empty)
 	ents   []excerptEntry
+	heads  int                  // distinct windows: entries in slots
 	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
 	dirty  []uint16             // the words of starts with a bit set (reset clears only those)
 }
 
-// excerptEntry is a window of string str starting at off.
+// excerptEntry is a window of string str starting at off (its words a
+// and b: windowWords); next is the following occurrence of the same
+// window (-1: none), and a head's last its chain's last entry.
 type excerptEntry struct {
-	hash     uint64
-	str, off int32
+	hash, a    uint64
+	b          uint32
+	str, off   int32
+	next, last int32
 }
 
 func (x *excerptIndex) reset() {
 	x.strs = x.strs[:0]
 	x.ents = x.ents[:0]
+	x.heads = 0
 	clear(x.slots)
 	for _, w := range x.dirty {
 		x.starts[w] = 0
@@ -292,7 +305,7 @@ func (x *excerptIndex) add(val string, id int32) {
 		x.starts[g/64] |= 1 << (g % 64)
 	}
 	for i := 0; i+excerptWindow <= len(val); i++ {
-		x.insert(excerptEntry{hash: hashWindow(val[i : i+excerptWindow]), str: id, off: int32(i)})
+		x.insert(val[i:i+excerptWindow], id, int32(i))
 	}
 }
 
@@ -301,14 +314,33 @@ func prefix4(a, b, c, d byte) uint32 {
 	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24) * 0x9e3779b1 >> 16
 }
 
-func (x *excerptIndex) insert(e excerptEntry) {
-	if 2*(len(x.ents)+1) > len(x.slots) {
+// insert adds window w, at off in string str: behind its head if the
+// window is there already, else as a new head.
+func (x *excerptIndex) insert(w string, str, off int32) {
+	if 2*(x.heads+1) > len(x.slots) {
 		x.grow()
 	}
-	x.ents = append(x.ents, e)
-	x.place(int32(len(x.ents) - 1))
+	a, b := windowWords(w)
+	h := mixWindow(a, b)
+	i := int32(len(x.ents))
+	x.ents = append(x.ents, excerptEntry{hash: h, a: a, b: uint32(b), str: str, off: off, next: -1, last: i})
+	mask := uint64(len(x.slots) - 1)
+	for at := h & mask; ; at = (at + 1) & mask {
+		if x.slots[at] == 0 {
+			x.slots[at] = i + 1
+			x.heads++
+			return
+		}
+		if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
+			x.ents[head.last].next = i
+			head.last = i
+			x.ents[i].last = -1 // not a head
+			return
+		}
+	}
 }
 
+// place puts head entry i in the first free slot of its probe.
 func (x *excerptIndex) place(i int32) {
 	mask := uint64(len(x.slots) - 1)
 	for at := x.ents[i].hash & mask; ; at = (at + 1) & mask {
@@ -323,12 +355,14 @@ func (x *excerptIndex) grow() {
 	n := max(64, 2*len(x.slots))
 	x.slots = make([]int32, n)
 	for i := range x.ents {
-		x.place(int32(i))
+		if x.ents[i].last >= 0 { // a head (an entry behind one has last -1)
+			x.place(int32(i))
+		}
 	}
 }
 
 // scan calls found with the string of every window of text that occurs in
-// an indexed string.
+// an indexed string, once per occurrence, in the order they were added.
 func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 	if len(x.slots) == 0 {
 		return
@@ -343,12 +377,13 @@ func (x *excerptIndex) scan(text []byte, found func(str int32)) {
 			continue
 		}
 		for i := max(0, p-7); i <= min(p, last); i++ {
-			w := text[i : i+excerptWindow]
-			h := hashWindow(w)
-			for at := h & mask; x.slots[at] != 0; at = (at + 1) & mask {
-				e := &x.ents[x.slots[at]-1]
-				if e.hash == h && x.strs[e.str][e.off:int(e.off)+excerptWindow] == string(w) {
-					found(e.str)
+			a, b := windowWords(text[i : i+excerptWindow])
+			for at := mixWindow(a, b) & mask; x.slots[at] != 0; at = (at + 1) & mask {
+				if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
+					for k := x.slots[at] - 1; k >= 0; k = x.ents[k].next {
+						found(x.ents[k].str)
+					}
+					break // the window's only head
 				}
 			}
 		}

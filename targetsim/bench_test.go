@@ -2,6 +2,7 @@ package targetsim
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/durasim/durasim/target/rivertarget"
@@ -24,4 +25,28 @@ func BenchmarkSeedRiverSQLite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSeedRiverSQLiteParallel is BenchmarkSeedRiverSQLite on
+// GOMAXPROCS goroutines at once, each on a database of its own (as
+// run -target river -parallel N): ns/op is wall time per seed, so its
+// ratio to BenchmarkSeedRiverSQLite's is what -parallel gains.
+func BenchmarkSeedRiverSQLiteParallel(b *testing.B) {
+	ctx := context.Background()
+	cfg := DefaultConfig()
+	var next atomic.Uint64
+	b.RunParallel(func(pb *testing.PB) {
+		q, err := rivertarget.Open(ctx, rivertarget.SQLite, "", rivertarget.DefaultConfig())
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer q.Close()
+		for pb.Next() {
+			if _, err := Run(ctx, q, cfg, next.Add(1)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }

@@ -395,6 +395,7 @@ func (f *targetFlags) seedList(lo, hi uint64) (seedRange, error) {
 // stops it starting seeds: it prints the summary of the seeds that ran,
 // marked interrupted, with the failure they found, and exits 130.
 func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, rng seedRange, seeds []uint64, runners []seedRunner[*targetsim.Result], f *targetFlags, stdout, stderr io.Writer) error {
+	defer sweepGC(len(seeds))() // as the model's sweep: River's calls allocate about 1.2 MB a seed
 	sum := targetsim.NewSummary()
 	sum.Planned = len(seeds)
 	var first *targetsim.Result

@@ -88,3 +88,14 @@ func StatsOf(driverConn any) (Stats, bool) {
 }
 
 var errClosed = errors.New("sqlprep: connection closed")
+
+// Unwrap is the driver's own connection under the connection c holds (a
+// *sql.Conn's Raw gives it); ok is false for a connection this package
+// did not open.
+func Unwrap(driverConn any) (driver.Conn, bool) {
+	c, ok := driverConn.(*conn)
+	if !ok {
+		return nil, false
+	}
+	return c.c, true
+}

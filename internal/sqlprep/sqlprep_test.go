@@ -239,3 +239,26 @@ func TestCapacityMustBePositive(t *testing.T) {
 		t.Fatal("capacity 0 accepted")
 	}
 }
+
+// Unwrap gives the driver's own connection under sqlprep's, and nothing
+// for a connection sqlprep did not open.
+func TestUnwrap(t *testing.T) {
+	db, _ := openFake(t, 8)
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Raw(func(dc any) error {
+		in, ok := Unwrap(dc)
+		if !ok || in == nil || in == dc {
+			return fmt.Errorf("Unwrap(%T) = %T, %v: want the driver's connection", dc, in, ok)
+		}
+		if _, isOurs := Unwrap(in); isOurs {
+			return fmt.Errorf("Unwrap of the driver's own %T took it for sqlprep's", in)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

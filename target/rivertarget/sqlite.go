@@ -23,6 +23,7 @@ import (
 type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
+	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -34,15 +35,23 @@ func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
 		sep = "&"
 	}
 	// Each SQL text River issues is prepared once on the connection and
-	// reused (package sqlprep): parsing was most of a seed's cost.
-	db, err := sqlprep.Open("sqlite", url+sep+"_pragma=busy_timeout(10000)", sqlprep.DefaultCapacity)
+	// reused (package sqlprep): parsing was most of a seed's cost. The
+	// temporary b-trees SQLite builds for a statement (River's poll makes
+	// one for its IN (SELECT ...) at every call) live in memory, not in
+	// a temporary file's pager: 2.6% fewer instructions a seed.
+	db, err := sqlprep.Open("sqlite", url+sep+"_pragma=busy_timeout(10000)&_pragma=temp_store(memory)", sqlprep.DefaultCapacity)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
+	if err := setLookaside(ctx, db, lookasideSlot, lookasideSlots); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	s := &sqliteDB{db: db, driver: riversqlite.New(db)}
+	s.ex = s.driver.GetExecutor()
 	if err := s.init(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -62,7 +71,7 @@ func (s *sqliteDB) init(ctx context.Context) error {
 	return nil
 }
 
-func (s *sqliteDB) exec() riverdriver.Executor { return s.driver.GetExecutor() }
+func (s *sqliteDB) exec() riverdriver.Executor { return s.ex }
 
 func (s *sqliteDB) river(clk *clock, policy river.ClientRetryPolicy) (code, error) {
 	return newRiverCode[*sql.Tx](s.driver, clk, policy, func(t dbTx) *sql.Tx { return t.(*sqliteTx).tx })
