@@ -108,7 +108,6 @@ const (
 	riverRepro  = "target/rivertarget/testdata/riverrepro"
 	goqiteRepro = "target/goqitetarget/testdata/goqiterepro"
 	asynqRepro  = "asynqchaos/testdata/asynqrepro"
-	goqiteTests = "target/goqitetarget"
 )
 
 // supersededPlan is River's finding of a third attempt past max_attempts
@@ -207,7 +206,7 @@ func (s *Side) clockFinding(ctx context.Context, gq *goqitetarget.Queue) (Findin
 		"o goqite grava e compara os timeouts no relógio de quem chama: um worker com o relógio adiantado recebe uma mensagem que outro worker ainda segura antes do timeout",
 		"goqite writes and compares timeouts on the caller's clock: a worker whose clock runs ahead receives a message another worker still holds, before its timeout"},
 		From: [2]string{"varredura deste relatório (falhas de relógio do swarm)", "this report's sweep (the swarm's clock faults)"},
-		Test: "TestClockSkewBreaksTheTimeout", Module: goqiteTests}
+		Test: "TestClockAheadTakesAHeldMessage", Module: goqiteRepro}
 	var design targetsim.Design
 	var seed uint64
 	for _, sw := range s.GoqiteSweeps {
