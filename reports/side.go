@@ -111,7 +111,7 @@ const (
 )
 
 // supersededPlan is River's finding of a third attempt past max_attempts
-// 2, as the 1:2000 sweep found it (seed 430 and three more) and as it
+// 2, as the 1:2000 sweep found it (seed 270 and eight more) and as it
 // was reduced by hand to one document and two workers: the report runs
 // it again and shows the check it breaks.
 const supersededPlan = "slow doc=1 attempt=1 for=16s; slow doc=1 attempt=2 for=4s; few-attempts doc=1 max=2"
@@ -172,7 +172,7 @@ func (s *Side) supersededReport(ctx context.Context) (Finding, error) {
 	f := Finding{Lib: "River", What: [2]string{
 		"o relatório de uma tentativa superada é aplicado à tentativa atual (JobSetStateIfRunning confere o estado `running`, não a tentativa), e um job com max_attempts 2 ganha uma terceira tentativa",
 		"a superseded attempt's report is applied to the current attempt (JobSetStateIfRunning checks the `running` state, not the attempt), and a job with max_attempts 2 gets a third attempt"},
-		From:  [2]string{"plano gravado (a varredura 1:2000 o acha na semente 430; reduzido à mão), rodado de novo aqui", "recorded plan (the 1:2000 sweep finds it at seed 430; reduced by hand), run again here"},
+		From:  [2]string{"plano gravado (a varredura 1:2000 o acha na semente 270; reduzido à mão), rodado de novo aqui", "recorded plan (the 1:2000 sweep finds it at seed 270; reduced by hand), run again here"},
 		Check: invariants.TargetAttempts, Repro: "TestSupersededAttemptReportPastMaxAttempts", Module: riverRepro}
 	plan, err := targetsim.Vocabulary(rivertarget.System{}.Name()).Parse(supersededPlan)
 	if err != nil {
@@ -206,7 +206,7 @@ func (s *Side) clockFinding(ctx context.Context, gq *goqitetarget.Queue) (Findin
 		"o goqite grava e compara os timeouts no relógio de quem chama: um worker com o relógio adiantado recebe uma mensagem que outro worker ainda segura antes do timeout",
 		"goqite writes and compares timeouts on the caller's clock: a worker whose clock runs ahead receives a message another worker still holds, before its timeout"},
 		From: [2]string{"varredura deste relatório (falhas de relógio do swarm)", "this report's sweep (the swarm's clock faults)"},
-		Test: "TestClockAheadTakesAHeldMessage", Module: goqiteRepro}
+		Repro: "TestClockAheadTakesAHeldMessage", Module: goqiteRepro}
 	var design targetsim.Design
 	var seed uint64
 	for _, sw := range s.GoqiteSweeps {
