@@ -34,6 +34,7 @@ func (c *targetChecker) end() {
 			c.add(TargetConsistency, id, fmt.Sprintf("j%d, inserted, is not in the database", id), j.inserted)
 		}
 	}
+	c.lateAtEnd()
 	c.uniqueRows()
 	c.effectRows()
 	c.effectOnce()

@@ -117,6 +117,7 @@ func Version() string {
 func (q *Queue) Policy() target.Policy {
 	p := Rules()
 	p.RescueAfter, p.JobTimeout, p.AvailableWithin = q.cfg.RescueAfter, q.cfg.JobTimeout, q.cfg.SchedulerInterval
+	p.DueWithin = q.cfg.SchedulerInterval // the scheduler runs every interval
 	p.Backoff = DefaultBackoff
 	return p
 }
@@ -145,6 +146,7 @@ func Rules() target.Policy {
 		UniqueStates: []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Pending,
 			target.Completed},
 		CompleteNotRunning: target.CompletionReturnsRow,
+		RunningOnly:        true,
 	}
 }
 
