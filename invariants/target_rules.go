@@ -132,11 +132,11 @@ func (c *targetChecker) holds(j *tjob, actor string) bool {
 // policy says (and checks a retry's time within the policy), and reports
 // whether the queue did. A worker decides from the row it fetched: a
 // zombie's report (another worker fetched the job since) counts the
-// errors and the attempt its own fetch saw.
+// errors, the attempt and the max_attempts its own fetch saw.
 func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
-	seenErrors, seenAttempt := j.errors, j.attempt
+	seenErrors, seenAttempt, seenMax := j.errors, j.attempt, j.max
 	if h != nil {
-		seenErrors, seenAttempt = h.errors, h.fetch.Attempt
+		seenErrors, seenAttempt, seenMax = h.errors, h.fetch.Attempt, h.max
 	}
 	soon := func(want target.State) bool {
 		return o.State == want || o.State == target.Available && o.At-o.T <= c.pol.AvailableWithin
@@ -150,17 +150,23 @@ func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
 		}
 		return "cancelled", o.State == target.Cancelled
 	case target.Snooze:
+		if j.cancelAsked {
+			return "cancelled (its cancel asked)", o.State == target.Cancelled
+		}
 		if c.pol.Snooze == target.AttemptGivenBack {
 			j.attempt = seenAttempt - 1
-		} else if seenAttempt >= j.max {
+		} else if seenAttempt >= seenMax {
 			return "discarded", o.State == target.Discarded // a counted snooze at the last attempt leaves none
 		}
 		c.snoozeDue(j, o, h)
 		return "scheduled", soon(target.Scheduled)
 	case target.Errored:
 		j.errors++
-		if seenAttempt >= j.max {
+		if seenAttempt >= seenMax {
 			return "discarded", o.State == target.Discarded
+		}
+		if j.cancelAsked {
+			return "cancelled (its cancel asked)", o.State == target.Cancelled
 		}
 		if !soon(target.Retryable) {
 			return "retryable", false
@@ -239,7 +245,9 @@ func (c *targetChecker) rescue(o *top) {
 		}
 		attempt := j.attempt
 		want := target.Retryable
-		if c.pol.Rescue.Attempt == target.AttemptGivenBack {
+		if j.cancelAsked {
+			want = target.Cancelled // an outside cancel asked: not retried
+		} else if c.pol.Rescue.Attempt == target.AttemptGivenBack {
 			j.attempt--
 		} else if j.attempt >= j.max {
 			want = target.Discarded
@@ -337,7 +345,7 @@ func (c *targetChecker) retry(o *top) {
 		j.attempt = 0
 		clear(j.handed)
 	}
-	j.retried = true
+	j.retried, j.cancelAsked = true, false
 	j.finish(nil, nil)
 	j.state, j.stateOp, j.visible, j.visOp = o.State, o, o.T, o
 }

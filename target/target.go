@@ -118,6 +118,16 @@ type Policy struct {
 	// CompleteNotRunning is what a transactional completion ([Tx.Complete])
 	// does with a job that is no longer running.
 	CompleteNotRunning Completion
+	// CancelAsks: an outside cancel ([Operator.Cancel]) of a running job
+	// leaves it running with its cancel asked, for its holder to act on:
+	// from then on a report that would retry or snooze it, and a rescue,
+	// cancel it instead (River's JobCancel and cancel_attempted_at).
+	// Without it, an outside cancel cancels a running job at once.
+	CancelAsks bool
+	// BatchRepeatsRefused: a batch insert ([Operator.InsertMany]) that
+	// repeats a unique job's args is refused whole, nothing inserted
+	// (River's drivers); without it, the repeat is skipped.
+	BatchRepeatsRefused bool
 	// RunningOnly: a report or a rescue writes only onto a job still
 	// running; one another call took out of running since the caller read
 	// it (a snooze, a completion, a rescue and the scheduler's pass, an

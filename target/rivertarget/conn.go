@@ -32,16 +32,9 @@ func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) 
 // insert is the client's Insert and InsertTx: one row through
 // JobInsertFastMany, unique by args when asked.
 func insert(ctx context.Context, ex riverdriver.Executor, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	args, err := encodeArgs(r.Args)
+	p, err := insertParams(now, r)
 	if err != nil {
 		return target.Inserted{}, err
-	}
-	p := &riverdriver.JobInsertFastParams{
-		CreatedAt: wallp(now), EncodedArgs: args, Kind: r.Kind, MaxAttempts: r.MaxAttempts, Metadata: []byte("{}"),
-		Priority: 1, Queue: queueName, ScheduledAt: wallp(now), State: rivertype.JobStateAvailable, Tags: []string{},
-	}
-	if r.Unique {
-		p.UniqueKey, p.UniqueStates = uniqueKey(r.Kind, args), defaultUniqueStates
 	}
 	res, err := ex.JobInsertFastMany(ctx, &riverdriver.JobInsertFastManyParams{Jobs: []*riverdriver.JobInsertFastParams{p}})
 	if err != nil {
@@ -51,6 +44,22 @@ func insert(ctx context.Context, ex riverdriver.Executor, now target.Time, r tar
 		return target.Inserted{}, fmt.Errorf("rivertarget: insert returned %d rows", len(res))
 	}
 	return target.Inserted{Job: target.JobID(res[0].Job.ID), Skipped: res[0].UniqueSkippedAsDuplicate}, nil
+}
+
+// insertParams is one insert's row, unique by args when asked.
+func insertParams(now target.Time, r target.InsertReq) (*riverdriver.JobInsertFastParams, error) {
+	args, err := encodeArgs(r.Args)
+	if err != nil {
+		return nil, err
+	}
+	p := &riverdriver.JobInsertFastParams{
+		CreatedAt: wallp(now), EncodedArgs: args, Kind: r.Kind, MaxAttempts: r.MaxAttempts, Metadata: []byte("{}"),
+		Priority: 1, Queue: queueName, ScheduledAt: wallp(now), State: rivertype.JobStateAvailable, Tags: []string{},
+	}
+	if r.Unique {
+		p.UniqueKey, p.UniqueStates = uniqueKey(r.Kind, args), defaultUniqueStates
+	}
+	return p, nil
 }
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
@@ -90,6 +99,9 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 	}
 	defer func() { _ = tx.rollback(ctx) }()
 	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(j.ID)})
+	if errors.Is(err, rivertype.ErrNotFound) {
+		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row
+	}
 	if err != nil {
 		return target.Reported{}, err
 	}
@@ -169,8 +181,12 @@ func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error)
 func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) ([]target.Rescued, error) {
 	p := riverdriver.JobRescueManyParams{StuckHorizon: wall(now - c.q.cfg.RescueAfter)}
 	var want []target.Rescued
+	asked, err := c.stuckCancels(ctx, stuck)
+	if err != nil {
+		return nil, err
+	}
 	for _, j := range stuck {
-		if now-j.AttemptedAt < c.q.cfg.JobTimeout {
+		if !asked[int64(j.ID)] && now-j.AttemptedAt < c.q.cfg.JobTimeout {
 			continue // not timed out yet: ignored
 		}
 		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
@@ -179,7 +195,9 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		}
 		r := target.Rescued{Job: j.ID, State: target.Discarded, ScheduledAt: j.ScheduledAt}
 		var finalized *time.Time
-		if j.Attempt < max(j.MaxAttempts, 0) {
+		if asked[int64(j.ID)] {
+			r.State, finalized = target.Cancelled, wallp(now) // cancelled from outside: not retried
+		} else if j.Attempt < max(j.MaxAttempts, 0) {
 			r.State, r.ScheduledAt = target.Retryable, now+c.q.retryDelay(j.Errors+1)
 		} else {
 			finalized = wallp(now)
@@ -242,6 +260,8 @@ func riverState(s target.State) rivertype.JobState {
 		return rivertype.JobStateRetryable
 	case target.Discarded:
 		return rivertype.JobStateDiscarded
+	case target.Cancelled:
+		return rivertype.JobStateCancelled
 	}
 	panic("rivertarget: a rescue sets no state " + s.String())
 }

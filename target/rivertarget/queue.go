@@ -147,6 +147,10 @@ func Rules() target.Policy {
 			target.Completed},
 		CompleteNotRunning: target.CompletionReturnsRow,
 		RunningOnly:        true,
+		CancelAsks:         true,
+		// JobInsertFastMany: "unique key appears more than once in batch"
+		// (SQLite's driver, as PostgreSQL refuses the statement).
+		BatchRepeatsRefused: true,
 	}
 }
 
