@@ -173,10 +173,14 @@ river-cover:
 # for each of RIVER_VERSIONS, a copy of the working tree with River's
 # modules at that version must build (go build ./...) and sweep
 # `durasim run -target river -seeds 1:500` to a verdict, the correct
-# handler's effects holding on the pinned release and later. Logs in
-# tmp/river-compat/. About 3 CPU-minutes for the default two. First,
-# River's behaviours reproduced without durasim (river-repro).
-RIVER_VERSIONS ?= v0.47.0 v0.51.2
+# handler's effects holding on the pinned release and later. The default
+# is every release the module proxy serves riversqlite for, from the
+# oldest the adapter builds against (v0.42.0; v0.39.0 and earlier lack
+# JobRescueManyParams.StuckHorizon) to the pinned one: about 15 minutes
+# for the nine on the shared 2-core machine (2026-12-07). Logs in
+# tmp/river-compat/. First, River's behaviours reproduced without durasim
+# (river-repro).
+RIVER_VERSIONS ?= v0.42.0 v0.43.0 v0.47.0 v0.48.0 v0.49.0 v0.50.0 v0.51.0 v0.51.1 v0.51.2
 river-compat: river-repro
 	RIVER_VERSIONS="$(RIVER_VERSIONS)" GO="$(GO)" bash internal/rivercompat/compat.sh
 

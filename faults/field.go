@@ -60,6 +60,11 @@ var kindFields = [KindCount]uint16{
 	ClockBehind:      fWorker.bit() | fAt.bit() | fFor.bit(),
 	Zone:             fFor.bit(),
 	DST:              fAt.bit() | fFor.bit(),
+	OutsideCancel:    fDoc.bit() | fAttempt.bit(),
+	Delete:           fDoc.bit(),
+	Metadata:         fDoc.bit(),
+	OutOfBand:        fDoc.bit(),
+	BatchInsert:      fDoc.bit() | fAt.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.

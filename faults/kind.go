@@ -46,6 +46,17 @@ const (
 	ClockBehind
 	Zone
 	DST
+	// The reach of a target's workload (its calls beyond the worker's):
+	// an operator cancels a document's running job from outside (at its
+	// attempt's fetch); deletes its job once finished; updates its
+	// metadata; another writer changes its row out of band (a long error
+	// history written onto it); a client inserts the document again in a
+	// batch that repeats its unique args.
+	OutsideCancel
+	Delete
+	Metadata
+	OutOfBand
+	BatchInsert
 	KindCount
 )
 
@@ -75,6 +86,11 @@ var kindNames = [KindCount]string{
 	ClockBehind:      "clock-behind",
 	Zone:             "zone",
 	DST:              "dst",
+	OutsideCancel:    "outside-cancel",
+	Delete:           "delete",
+	Metadata:         "metadata",
+	OutOfBand:        "out-of-band",
+	BatchInsert:      "batch-insert",
 }
 
 // Clock reports whether the kind moves a clock (clock-ahead,

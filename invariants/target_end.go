@@ -30,10 +30,11 @@ func (c *targetChecker) end() {
 		j := c.jobs[id]
 		if row := c.rows[id]; row != nil {
 			c.endJob(j, row)
-		} else if j.inserted != nil {
+		} else if j.inserted != nil && j.deleted == nil {
 			c.add(TargetConsistency, id, fmt.Sprintf("j%d, inserted, is not in the database", id), j.inserted)
 		}
 	}
+	c.lateAtEnd()
 	c.uniqueRows()
 	c.effectRows()
 	c.effectOnce()
@@ -230,10 +231,22 @@ func (c *targetChecker) effectOnce() {
 		}
 	}
 	for _, e := range c.snap.Effects {
-		if row := c.rows[e.Job]; row != nil {
-			k := docKey{row.Args.Tenant, row.Args.Doc, row.Args.Version}
+		// The job's args as its row has them, or, for a job deleted since,
+		// as the history's insert gave them.
+		if args, ok := c.argsOf(e.Job); ok {
+			k := docKey{args.Tenant, args.Doc, args.Version}
 			note(k)
 			byDoc[k] = append(byDoc[k], e)
+		}
+	}
+	for _, id := range c.order {
+		// A job completed and then deleted still completed its document.
+		if j := c.jobs[id]; j.deleted != nil && j.final != nil && j.final.State == target.Completed && slices.Contains(c.feed.EffectKinds, j.kind) {
+			k := docKey{j.args.Tenant, j.args.Doc, j.args.Version}
+			note(k)
+			if done[k] == nil {
+				done[k] = &target.Job{ID: j.id, Kind: j.kind, Args: j.args, State: target.Completed}
+			}
 		}
 	}
 	for i := range c.snap.Jobs {
@@ -261,6 +274,17 @@ func (c *targetChecker) effectOnce() {
 				es[0].Attempt), c.effectWrites(es)...)
 		}
 	}
+}
+
+// argsOf is job id's args: its row's, or, deleted, its insert's.
+func (c *targetChecker) argsOf(id target.JobID) (target.Args, bool) {
+	if row := c.rows[id]; row != nil {
+		return row.Args, true
+	}
+	if j := c.jobs[id]; j != nil && j.deleted != nil {
+		return j.args, true
+	}
+	return target.Args{}, false
 }
 
 // completion is the op that completed job id, as far as the history

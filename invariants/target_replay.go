@@ -51,6 +51,10 @@ type tjob struct {
 	lastStuck      *top
 	lastFetch      *top
 	holds          []*hold // every worker's attempt of it, in fetch order
+	// cancelAsked: an outside cancel found it running and only asked
+	// (Policy.CancelAsks); deleted: the delete that removed it.
+	cancelAsked bool
+	deleted     *top
 }
 
 // hold is one worker's attempt of a job: its fetch and the ops it made on
@@ -249,6 +253,12 @@ func (c *targetChecker) op(o *top) {
 		c.schedule(o)
 	case target.OpRetry:
 		c.retry(o)
+	case target.OpCancelJob:
+		c.cancelJob(o)
+	case target.OpDelete:
+		c.deleteJob(o)
+	case target.OpUpdate:
+		c.update(o)
 	}
 }
 
@@ -353,6 +363,10 @@ func (c *targetChecker) leftFinalAt(j *tjob, o, at *top, what string) bool {
 func (j *tjob) finish(op, at *top) { j.final, j.finalAt = op, at }
 
 func (c *targetChecker) insert(o *top) {
+	if o.Err != "" {
+		c.refusedInsert(o)
+		return
+	}
 	if o.Skipped {
 		c.skipped(o)
 		return
@@ -418,6 +432,9 @@ func (c *targetChecker) fetch(o *top) {
 	j := c.job(o.Job, o)
 	if j == nil {
 		return
+	}
+	if j.deleted != nil {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("%s fetched j%d, which %s deleted", o.Actor, j.id, j.deleted.Actor), j.deleted, o)
 	}
 	if c.leftFinal(j, o, "it was fetched again by "+o.Actor) {
 		j.finish(nil, nil) // follow it from here: one violation per escape

@@ -96,6 +96,9 @@ func (c *targetChecker) report(o *top) {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("%s's report (%s) on j%d was applied though its attempt no longer held the job (%s by %s "+
 			"since); the policy counts only the holder's receipt", o.Actor, o.Outcome, j.id, j.stateOp.Kind, j.stateOp.Actor), j.stateOp, o)
 	}
+	if h != nil {
+		c.staleWrite(j, o, h.fetch, o.Actor+"'s report ("+o.Outcome.String()+")")
+	}
 	if c.leftFinal(j, o, o.Actor+"'s report changed it to "+o.State.String()) {
 		j.finish(nil, nil)
 		j.state, j.stateOp = o.State, o
@@ -148,6 +151,9 @@ func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
 		}
 		return "cancelled", o.State == target.Cancelled
 	case target.Snooze:
+		if j.cancelAsked {
+			return "cancelled (its cancel asked)", o.State == target.Cancelled
+		}
 		if c.pol.Snooze == target.AttemptGivenBack {
 			j.attempt = seenAttempt - 1
 		} else if seenAttempt >= seenMax {
@@ -159,6 +165,9 @@ func (c *targetChecker) reportState(j *tjob, o *top, h *hold) (string, bool) {
 		j.errors++
 		if seenAttempt >= seenMax {
 			return "discarded", o.State == target.Discarded
+		}
+		if j.cancelAsked {
+			return "cancelled (its cancel asked)", o.State == target.Cancelled
 		}
 		if !soon(target.Retryable) {
 			return "retryable", false
@@ -220,6 +229,9 @@ func (c *targetChecker) rescue(o *top) {
 	if j == nil || !o.Applied {
 		return
 	}
+	if j.lastStuck != nil {
+		c.staleWrite(j, o, j.lastStuck, "the rescuer's write ("+o.State.String()+")")
+	}
 	if c.leftFinal(j, o, "the rescuer changed it to "+o.State.String()) {
 		j.finish(nil, nil)
 	} else if c.exact && j.state == target.Running && j.lastStuck != nil && j.stateOp.pos > j.lastStuck.pos {
@@ -234,7 +246,9 @@ func (c *targetChecker) rescue(o *top) {
 		}
 		attempt := j.attempt
 		want := target.Retryable
-		if c.pol.Rescue.Attempt == target.AttemptGivenBack {
+		if j.cancelAsked {
+			want = target.Cancelled // an outside cancel asked: not retried
+		} else if c.pol.Rescue.Attempt == target.AttemptGivenBack {
 			j.attempt--
 		} else if j.attempt >= j.max {
 			want = target.Discarded
@@ -271,6 +285,9 @@ func (c *targetChecker) schedule(o *top) {
 	if j.final == nil && j.visOp != nil && o.T < j.visible && c.before(j.visOp, o) {
 		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler made j%d available at %s, before %s, the time %s set", j.id,
 			target.FormatSeconds(o.T), target.FormatSeconds(j.visible), j.visOp.Kind), j.visOp, o)
+	}
+	if !leased && o.State == target.Available {
+		c.late(j, o)
 	}
 	if o.State == target.Discarded && !leased {
 		if _, maybe := c.liveTwin(j, o); !j.unique || maybe == nil {
@@ -329,7 +346,7 @@ func (c *targetChecker) retry(o *top) {
 		j.attempt = 0
 		clear(j.handed)
 	}
-	j.retried = true
+	j.retried, j.cancelAsked = true, false
 	j.finish(nil, nil)
 	j.state, j.stateOp, j.visible, j.visOp = o.State, o, o.T, o
 }
@@ -351,4 +368,57 @@ func (c *targetChecker) liveTwin(j *tjob, o *top) (certain, maybe *tjob) {
 		}
 	}
 	return certain, maybe
+}
+
+// staleWrite checks a write applied on j as of a read (read: the actor's
+// fetch, the rescuer's stuck read) that another actor's call overtook:
+// a call that took the job out of running between the read and the
+// write (a snooze, a completion, a rescue, an operator's retry). The
+// write was meant for the running job the read saw; applied to the job
+// in the state the other call left, it is a stale actor's write, and
+// every queue's write conditioned on running must refuse it (a running
+// job fetched again is not overtaken: which attempt a report counts for
+// is Policy.Receipts'), if its policy says its writes need a running job
+// (Policy.RunningOnly). Only a complete feed knows the state between two
+// ops; a finished job's escape is target-final-kept's too.
+func (c *targetChecker) staleWrite(j *tjob, o, read *top, what string) {
+	by := j.stateOp
+	if !c.exact || !c.pol.RunningOnly || by == nil || j.state == target.Running || by.Actor == o.Actor || !c.before(read, by) || j.final != nil && c.deadLetterHeld(j, o) {
+		return
+	}
+	c.add(TargetConsistency, j.id, fmt.Sprintf("%s on j%d was applied as of its read at %s, but %s by %s at %s had since made it %s: a stale write",
+		what, j.id, target.FormatSeconds(read.T), by.Kind, by.Actor, target.FormatSeconds(by.T), j.state), read, by, o)
+}
+
+// late checks the promise of Policy.DueWithin at o, the pass that made j
+// available: a job a call made due (retryable or scheduled, due at
+// j.visible) is made available less than DueWithin after it fell due.
+func (c *targetChecker) late(j *tjob, o *top) {
+	if !c.exact || c.pol.DueWithin <= 0 || j.final != nil || j.visOp == nil || j.state != target.Retryable && j.state != target.Scheduled {
+		return
+	}
+	if d := o.T - j.visible; d >= c.pol.DueWithin {
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d fell due at %s (%s by %s) and was made available only at %s, %s late; the policy's "+
+			"scheduler makes a due job available within %s", j.id, target.FormatSeconds(j.visible), j.visOp.Kind, j.visOp.Actor,
+			target.FormatSeconds(o.T), target.FormatSeconds(d), target.FormatSeconds(c.pol.DueWithin)), j.visOp, o)
+	}
+}
+
+// lateAtEnd is late for the jobs no pass made available: a job still
+// retryable or scheduled when the history's last op came at least
+// DueWithin after it fell due.
+func (c *targetChecker) lateAtEnd() {
+	if !c.exact || c.pol.DueWithin <= 0 || len(c.ops) == 0 {
+		return
+	}
+	last := c.ops[len(c.ops)-1]
+	for _, id := range c.order {
+		j := c.jobs[id]
+		if j.final != nil || j.visOp == nil || j.state != target.Retryable && j.state != target.Scheduled || last.T-j.visible < c.pol.DueWithin {
+			continue
+		}
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("j%d fell due at %s (%s by %s) and no pass had made it available by the history's end at %s; "+
+			"the policy's scheduler makes a due job available within %s", j.id, target.FormatSeconds(j.visible), j.visOp.Kind, j.visOp.Actor,
+			target.FormatSeconds(last.T), target.FormatSeconds(c.pol.DueWithin)), j.visOp, last)
+	}
 }

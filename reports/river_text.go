@@ -158,19 +158,24 @@ func (p *page) riverSetup(rv *River) {
 
 // faultText says what each fault kind does, by its name.
 var faultText = map[string][2]string{
-	"crash":        {"um ator (worker ou rescuer) morre numa fronteira entre duas chamadas: sua conexão fecha e uma transação aberta é desfeita", "an actor (a worker or the rescuer) dies at a boundary between two calls: its connection closes, an open transaction rolls back"},
-	"pause":        {"um ator congela numa fronteira; se o job dele é resgatado enquanto isso, ele volta como zumbi", "an actor freezes at a boundary; if its job is rescued meanwhile, it comes back a zombie"},
-	"slow":         {"o trabalho de um documento dura mais que o horizonte de resgate, sem olhar o contexto", "a document's work lasts longer than the stuck horizon, not watching its context"},
-	"transient":    {"o handler de um documento devolve um erro que se tenta de novo (retry, ou descarte no limite de tentativas)", "a document's handler returns a retryable error (retried, or discarded at max attempts)"},
-	"cancel":       {"o handler pede para cancelar o job (JobCancel)", "the handler asks to cancel its job (JobCancel)"},
-	"snooze":       {"o handler adia o job (JobSnooze)", "the handler snoozes its job (JobSnooze)"},
-	"resubmit":     {"o cliente insere o mesmo documento de novo num dado instante (insert único: o mesmo job)", "a client inserts a document again at a given time (a unique insert: the same job)"},
-	"redrive":      {"um operador pede que um job descartado ou cancelado rode de novo (JobRetry)", "an operator asks a discarded or cancelled job to run again (JobRetry)"},
-	"few-attempts": {"o job de um documento é inserido com um max_attempts menor que o da execução (a última tentativa chega cedo)", "a document's job is inserted with a smaller max_attempts than the run's (its last attempt comes soon)"},
-	"clock-ahead":  {"o relógio do processo de um worker adianta em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs ahead of the database's for a while (only on queues that declare that clock)"},
-	"clock-behind": {"o relógio do processo de um worker atrasa em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs behind the database's for a while (only on queues that declare that clock)"},
-	"zone":         {"o fuso horário local do processo fica atrás de UTC (só em filas que declaram esse relógio)", "the process's local time zone is behind UTC (only on queues that declare that clock)"},
-	"dst":          {"uma transição de horário de verão acontece durante a execução (só em filas que declaram esse relógio)", "a daylight-saving transition happens during the run (only on queues that declare that clock)"},
+	"crash":          {"um ator (worker ou rescuer) morre numa fronteira entre duas chamadas: sua conexão fecha e uma transação aberta é desfeita", "an actor (a worker or the rescuer) dies at a boundary between two calls: its connection closes, an open transaction rolls back"},
+	"pause":          {"um ator congela numa fronteira; se o job dele é resgatado enquanto isso, ele volta como zumbi", "an actor freezes at a boundary; if its job is rescued meanwhile, it comes back a zombie"},
+	"slow":           {"o trabalho de um documento dura mais que o horizonte de resgate, sem olhar o contexto", "a document's work lasts longer than the stuck horizon, not watching its context"},
+	"transient":      {"o handler de um documento devolve um erro que se tenta de novo (retry, ou descarte no limite de tentativas)", "a document's handler returns a retryable error (retried, or discarded at max attempts)"},
+	"cancel":         {"o handler pede para cancelar o job (JobCancel)", "the handler asks to cancel its job (JobCancel)"},
+	"snooze":         {"o handler adia o job (JobSnooze)", "the handler snoozes its job (JobSnooze)"},
+	"resubmit":       {"o cliente insere o mesmo documento de novo num dado instante (insert único: o mesmo job)", "a client inserts a document again at a given time (a unique insert: the same job)"},
+	"redrive":        {"um operador pede que um job descartado ou cancelado rode de novo (JobRetry)", "an operator asks a discarded or cancelled job to run again (JobRetry)"},
+	"few-attempts":   {"o job de um documento é inserido com um max_attempts menor que o da execução (a última tentativa chega cedo)", "a document's job is inserted with a smaller max_attempts than the run's (its last attempt comes soon)"},
+	"clock-ahead":    {"o relógio do processo de um worker adianta em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs ahead of the database's for a while (only on queues that declare that clock)"},
+	"clock-behind":   {"o relógio do processo de um worker atrasa em relação ao do banco, por um intervalo (só em filas que declaram esse relógio)", "a worker's process clock runs behind the database's for a while (only on queues that declare that clock)"},
+	"zone":           {"o fuso horário local do processo fica atrás de UTC (só em filas que declaram esse relógio)", "the process's local time zone is behind UTC (only on queues that declare that clock)"},
+	"dst":            {"uma transição de horário de verão acontece durante a execução (só em filas que declaram esse relógio)", "a daylight-saving transition happens during the run (only on queues that declare that clock)"},
+	"outside-cancel": {"um operador cancela de fora o job de um documento enquanto ele roda (JobCancel: o cancelamento fica pedido)", "an operator cancels a document's job from outside while it runs (JobCancel: the cancel is asked)"},
+	"delete":         {"um operador apaga o job terminado de um documento (JobDelete)", "an operator deletes a document's finished job (JobDelete)"},
+	"metadata":       {"um operador atualiza os metadados do job de um documento (JobUpdate)", "an operator updates a document's job's metadata (JobUpdate)"},
+	"out-of-band":    {"outro escritor muda a linha de um job concluído por fora da fila: 30 erros a mais no histórico", "another writer changes a completed job's row under the queue: 30 more errors in its history"},
+	"batch-insert":   {"o cliente insere o documento de novo num lote que repete a chave única (o River recusa o lote inteiro)", "a client inserts the document again in a batch that repeats its unique key (River refuses the whole batch)"},
 }
 
 // riverFaults lists the fault kinds with how often each took effect in

@@ -11,28 +11,31 @@ type OpKind uint8
 // The operations: what each call was asked and what it returned, as the
 // actor that made it saw it. The fields each uses are noted.
 const (
-	OpNone     OpKind = iota
-	OpInsert          // Args, Kind, MaxAttempts, Unique → Job, Skipped (Tx: inside a handler's transaction)
-	OpFetch           // Job fetched as Attempt (its AttemptedAt is T)
-	OpWork            // the handler's work on Job's Attempt ends as Outcome (Err: its code), the effect not yet written
-	OpEffect          // the handler wrote its effect for Job's Attempt under Key → Applied (Tx: in a transaction; else durable at once)
-	OpComplete        // in Tx, Job's completion → State the queue returned
-	OpCommit          // Tx committed
-	OpRollback        // Tx rolled back (Err: why: a crash, a completion the handler refused)
-	OpReport          // Job's Outcome reported → Applied, State, At (scheduled), Attempt
-	OpStuck           // the rescuer read Job (Attempt, attempted at At) as stuck
-	OpRescue          // Job rescued → State, At (scheduled), Applied (the row read back has them)
-	OpSchedule        // Job made available (State; discarded: a unique collision)
-	OpRetry           // an operator asked Job to run again → State
-	OpCrash           // Actor died at Boundary (Job: the one in its hands)
-	OpPause           // Actor froze at Boundary until At (Job: the one in its hands)
-	OpQuiesce         // the faults stop
-	OpTimeout         // Job's work context expired (the client's job timeout): the handler's calls fail, it returns an error
+	OpNone      OpKind = iota
+	OpInsert           // Args, Kind, MaxAttempts, Unique → Job, Skipped (Tx: inside a handler's transaction)
+	OpFetch            // Job fetched as Attempt (its AttemptedAt is T)
+	OpWork             // the handler's work on Job's Attempt ends as Outcome (Err: its code), the effect not yet written
+	OpEffect           // the handler wrote its effect for Job's Attempt under Key → Applied (Tx: in a transaction; else durable at once)
+	OpComplete         // in Tx, Job's completion → State the queue returned
+	OpCommit           // Tx committed
+	OpRollback         // Tx rolled back (Err: why: a crash, a completion the handler refused)
+	OpReport           // Job's Outcome reported → Applied, State, At (scheduled), Attempt
+	OpStuck            // the rescuer read Job (Attempt, attempted at At) as stuck
+	OpRescue           // Job rescued → State, At (scheduled), Applied (the row read back has them)
+	OpSchedule         // Job made available (State; discarded: a unique collision)
+	OpRetry            // an operator asked Job to run again → State
+	OpCrash            // Actor died at Boundary (Job: the one in its hands)
+	OpPause            // Actor froze at Boundary until At (Job: the one in its hands)
+	OpQuiesce          // the faults stop
+	OpTimeout          // Job's work context expired (the client's job timeout): the handler's calls fail, it returns an error
+	OpCancelJob        // an operator cancelled Job from outside → State (running: the cancel asked); Err: not_found
+	OpDelete           // an operator deleted Job → Applied (deleted; State as it was); Err: running, not_found
+	OpUpdate           // Key "metadata": an operator set Job's metadata; "out_of_band": another writer added Attempt errors to its row → State
 	opKindCount
 )
 
 var opKindNames = [opKindCount]string{"none", "insert", "fetch", "work", "effect", "complete_tx", "commit", "rollback",
-	"report", "stuck", "rescue", "schedule", "retry", "crash", "pause", "quiesce", "timeout"}
+	"report", "stuck", "rescue", "schedule", "retry", "crash", "pause", "quiesce", "timeout", "cancel_job", "delete", "update"}
 
 func (k OpKind) String() string {
 	if k >= opKindCount {
@@ -61,6 +64,7 @@ type Op struct {
 	MaxAttempts int
 	Key         string
 	Tx          int // the handler's transaction (0: none)
+	Batch       int // an insert's batch (0: an insert of its own)
 	Boundary    string
 	Err         string
 }
@@ -97,6 +101,9 @@ func (o Op) Append(b []byte) []byte {
 		b = appendInt(b, " max_attempts=", o.MaxAttempts)
 		b = appendFlag(b, " unique", o.Unique)
 		b = appendFlag(b, " skipped", o.Skipped)
+		if o.Batch != 0 {
+			b = appendInt(b, " batch=", o.Batch)
+		}
 	case OpFetch, OpStuck, OpTimeout:
 		b = appendInt(b, " attempt=", o.Attempt)
 		if o.Kind == OpStuck {
@@ -140,6 +147,17 @@ func (o Op) Append(b []byte) []byte {
 		if o.Kind == OpRescue {
 			b = appendFlag(b, " applied", o.Applied)
 		}
+	case OpCancelJob, OpDelete, OpUpdate:
+		if o.Kind == OpUpdate {
+			b = append(b, " what="...)
+			b = append(b, o.Key...)
+			if o.Attempt != 0 {
+				b = appendInt(b, " errors+=", o.Attempt)
+			}
+		}
+		b = appendFlag(b, " applied", o.Applied)
+		b = append(b, " state="...)
+		b = append(b, o.State.String()...)
 	case OpCrash, OpPause:
 		b = append(b, " at="...)
 		b = append(b, o.Boundary...)

@@ -65,6 +65,12 @@ type Policy struct {
 	// the job available at once (with its scheduled time still ahead)
 	// instead of retryable or scheduled.
 	AvailableWithin Time
+	// DueWithin is how late a due job may be made available: a job a
+	// call made due later (a retry's, a rescue's or a snooze's scheduled
+	// time) is available before it has been due this long, because the
+	// queue's scheduler passes run at least that often (River's job
+	// scheduler interval). 0: no promise.
+	DueWithin Time
 	// Backoff is the retry policy: the delay after a job's n-th error.
 	Backoff Backoff
 	// Lease is how long a fetch holds a job on its own, as a visibility
@@ -112,6 +118,24 @@ type Policy struct {
 	// CompleteNotRunning is what a transactional completion ([Tx.Complete])
 	// does with a job that is no longer running.
 	CompleteNotRunning Completion
+	// CancelAsks: an outside cancel ([Operator.Cancel]) of a running job
+	// leaves it running with its cancel asked, for its holder to act on:
+	// from then on a report that would retry or snooze it, and a rescue,
+	// cancel it instead (River's JobCancel and cancel_attempted_at).
+	// Without it, an outside cancel cancels a running job at once.
+	CancelAsks bool
+	// BatchRepeatsRefused: a batch insert ([Operator.InsertMany]) that
+	// repeats a unique job's args is refused whole, nothing inserted
+	// (River's drivers); without it, the repeat is skipped.
+	BatchRepeatsRefused bool
+	// RunningOnly: a report or a rescue writes only onto a job still
+	// running; one another call took out of running since the caller read
+	// it (a snooze, a completion, a rescue and the scheduler's pass, an
+	// operator's retry) is left as it is. A write that lands there all
+	// the same is a stale actor's. Without it, a write names its job by
+	// id and lands in any state (a queue whose delete by id deletes any
+	// message, whoever received it).
+	RunningOnly bool
 	// Receipts: a report or a transactional completion counts only from
 	// the attempt that holds the job, as a receipt handle does: one from
 	// an attempt the queue took back, or whose job was fetched again
@@ -204,8 +228,8 @@ func (b Backoff) Bound(n int) (lo, hi Time) {
 // Validate reports the first rule out of range.
 func (p Policy) Validate() error {
 	switch {
-	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0 || p.Lease < 0:
-		return errors.New("policy: rescue-after, job timeout, available-within and lease must not be negative")
+	case p.RescueAfter < 0 || p.JobTimeout < 0 || p.AvailableWithin < 0 || p.DueWithin < 0 || p.Lease < 0:
+		return errors.New("policy: rescue-after, job timeout, available-within, due-within and lease must not be negative")
 	case (p.LeaseLapses || p.DeadLetterHeld) && p.Lease == 0:
 		return errors.New("policy: a lease that lapses, or a dead letter its holder keeps, needs a lease")
 	case p.Backoff.Base < 0 || p.Backoff.Cap < 0 || p.Backoff.Exponent < 0 || p.Backoff.Exponent > 16:

@@ -102,6 +102,12 @@ type Counts struct {
 	Retries          int `json:"retries"`
 	Timeouts         int `json:"timeouts"`      // handlers whose work outlived the job's context
 	ZombieWrites     int `json:"zombie_writes"` // writes by a worker whose attempt another worker had fetched since
+	// The workload's reach beyond the worker's calls (target.Operator).
+	OutsideCancels  int `json:"outside_cancels"`  // an operator's cancels of a running job
+	Deletes         int `json:"deletes"`          // jobs an operator deleted
+	MetadataUpdates int `json:"metadata_updates"` // an operator's metadata updates
+	OutOfBand       int `json:"out_of_band"`      // rows another writer changed (each a long error history)
+	BatchInserts    int `json:"batch_inserts"`    // inserts made in a batch that repeats a unique key
 }
 
 // Timing of the simulated environment (all whole milliseconds, so that
@@ -128,6 +134,8 @@ const (
 	evSchedule
 	evOperator
 	evQuiesce
+	evBatch
+	evCancel
 )
 
 // Run runs one seed against q and checks it.
@@ -136,6 +144,9 @@ func Run(ctx context.Context, q target.Queue, cfg Config, seed uint64) (*Result,
 		return nil, err
 	}
 	r := newRun(ctx, q, cfg, seed)
+	if r.err != nil {
+		return nil, r.err
+	}
 	if err := q.Reset(ctx, scheduler.Derive(seed, streamJitter)); err != nil {
 		return nil, fmt.Errorf("target: reset: %w", err)
 	}
@@ -200,7 +211,10 @@ type run struct {
 	work    []*worker
 	resc    rescuer
 	client  target.Conn
-	ops2    target.Conn        // the scheduler's and operator's connection
+	ops2    target.Conn     // the scheduler's and operator's connection
+	oper    target.Operator // its operator calls (nil: the queue offers none)
+	deleted map[target.JobID]bool
+	batches int
 	cross   [boundaryCount]int // crossings by any worker
 	txSeq   int
 	pending int // arrivals and duplicate inserts still to come
@@ -213,18 +227,20 @@ type run struct {
 
 func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
 	r := &run{ctx: ctx, q: q, cfg: cfg, seed: seed, pol: q.Policy(), lat: scheduler.Derive(seed, streamLatency),
-		byJob: map[target.JobID]int{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
+		byJob: map[target.JobID]int{}, deleted: map[target.JobID]bool{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
 	r.sched = scheduler.New(scheduler.Derive(seed, streamTie), r)
 	plan := slices.Clone(cfg.Plan.Faults)
 	if cfg.Swarm {
 		var extra []faults.Fault
-		extra, r.swarm = swarmFaults(scheduler.Derive(seed, streamSwarm), cfg, r.pol)
+		_, reach := q.Conn("maintenance").(target.Operator)
+		extra, r.swarm = swarmFaults(scheduler.Derive(seed, streamSwarm), cfg, r.pol, reach)
 		plan = append(plan, extra...)
 	}
 	for _, f := range keepDocs(plan, cfg.Only) {
 		r.plan = append(r.plan, planned{Fault: f})
 	}
 	r.client, r.ops2 = q.Conn("client"), q.Conn("maintenance")
+	r.oper, r.err = operatorOf(r.ops2, q.Name(), r.plan)
 	return r
 }
 
@@ -273,6 +289,7 @@ func (r *run) start() {
 		r.work = append(r.work, w)
 		w.after(r.between(w.lat, 0, 50*ms), stepPoll)
 	}
+	r.startReach()
 	r.resc = rescuer{r: r, conn: r.q.Conn("rescuer")}
 	r.sched.At(scheduler.Time(rescuerInterval), scheduler.Event{Kind: evRescuer})
 	r.sched.At(scheduler.Time(r.scheduleEvery()), scheduler.Event{Kind: evSchedule})
@@ -324,6 +341,10 @@ func (r *run) Handle(ev scheduler.Event) {
 		r.schedulePass()
 	case evOperator:
 		r.operator()
+	case evBatch:
+		r.batch(int(ev.Arg))
+	case evCancel:
+		r.cancelJob(int(ev.Arg))
 	case evQuiesce:
 		r.quiet = true
 		r.record(target.Op{Kind: target.OpQuiesce, Actor: "sim"})
@@ -374,6 +395,7 @@ func (r *run) noteState(o *target.Op) {
 		}
 	case target.OpFetch:
 		r.states[o.Job] = target.Running
+		r.atFetch(o)
 	case target.OpReport:
 		r.states[o.Job] = o.State // the row as the call left it, applied or not
 	case target.OpComplete:
@@ -390,6 +412,10 @@ func (r *run) noteState(o *target.Op) {
 		r.states[o.Job] = o.State
 	case target.OpRetry:
 		if o.Err == "" {
+			r.states[o.Job] = o.State
+		}
+	case target.OpCancelJob:
+		if o.Applied {
 			r.states[o.Job] = o.State
 		}
 	}
@@ -492,6 +518,8 @@ func (r *run) operator() {
 			j, err := r.ops2.Retry(r.ctx, r.now(), id)
 			r.realize(i)
 			switch {
+			case errors.Is(err, target.ErrNotFound):
+				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "not_found"})
 			case errors.Is(err, target.ErrUniqueConflict):
 				// A newer job of the document holds its unique args (the
 				// client inserted it again once this one was cancelled).
@@ -505,6 +533,7 @@ func (r *run) operator() {
 			}
 		}
 	}
+	r.reachTick()
 	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 }
 

@@ -23,6 +23,9 @@ type Summary struct {
 	Exposed    int            `json:"exposed_seeds"`   // seeds with one
 	Violations map[string]int `json:"violating_seeds"` // per check: seeds that violate it
 	Failing    []uint64       `json:"failing_seeds"`
+	// Reach is the reach table: per feature (Features), the seeds that
+	// reached it.
+	Reach []Reach `json:"reach"`
 	// HandlerFailing are the failing seeds where a check of the handler's
 	// effects failed; the others failed only the queue's own guarantees.
 	HandlerFailing []uint64 `json:"handler_failing_seeds"`
@@ -49,6 +52,7 @@ func (s *Summary) Add(r *Result) {
 		s.Faults[f.Kind.String()]++
 	}
 	s.Paths.add(r.Counts)
+	s.addReach(r.Counts)
 	if n := len(r.Exposures); n > 0 {
 		s.Exposures += n
 		s.Exposed++
@@ -85,6 +89,11 @@ func (c *Counts) add(o Counts) {
 	c.Retries += o.Retries
 	c.ZombieWrites += o.ZombieWrites
 	c.Timeouts += o.Timeouts
+	c.OutsideCancels += o.OutsideCancels
+	c.Deletes += o.Deletes
+	c.MetadataUpdates += o.MetadataUpdates
+	c.OutOfBand += o.OutOfBand
+	c.BatchInserts += o.BatchInserts
 }
 
 // Print writes the summary as the CLI shows it.

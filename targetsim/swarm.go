@@ -15,7 +15,7 @@ import (
 // mask), then a few faults of each kind that is on, aimed where they
 // matter (pauses and slow work past the stuck horizon or a lease make
 // zombies).
-func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.Fault, string) {
+func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy, reach bool) ([]faults.Fault, string) {
 	var out []faults.Fault
 	var on []string
 	// Past the horizon at which a held job is taken back: the rescuer's,
@@ -27,7 +27,7 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.F
 		// A clock fault the queue's clocks cannot take is never drawn
 		// (and draws nothing: the seeds of a queue without clocks of its
 		// own stay as they were).
-		if k.Clock() && (!cfg.SwarmClocks || !takesClock(pol.Clocks, k)) || s.IntN(2) == 0 {
+		if k.Clock() && (!cfg.SwarmClocks || !takesClock(pol.Clocks, k)) || reaches(k) && !reach || s.IntN(2) == 0 {
 			continue
 		}
 		on = append(on, k.String())
@@ -68,6 +68,12 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy) ([]faults.F
 				f.For = target.Time(1+s.IntN(12)) * 3600 * target.Second
 			case faults.DST:
 				f.At, f.For = target.Time(s.IntN(20_000))*ms, 3600*target.Second
+			case faults.OutsideCancel:
+				f.Doc, f.Attempt = doc(), int32(1+s.IntN(2))
+			case faults.Delete, faults.Metadata, faults.OutOfBand:
+				f.Doc = doc()
+			case faults.BatchInsert:
+				f.Doc, f.At = doc(), target.Time(s.IntN(15_000))*ms
 			case faults.Redrive:
 				f.Doc = doc()
 				// Aim at a document the plan makes fail, if any: a

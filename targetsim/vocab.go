@@ -21,7 +21,8 @@ var workerBoundaries = Boundaries.Of(boundary.Worker)
 // kinds are the seam's fault kinds, in the order the swarm draws them: the
 // order is part of every seed's faults, so append only.
 var kinds = []faults.Kind{faults.Crash, faults.Pause, faults.Slow, faults.Transient, faults.Cancel, faults.Snooze,
-	faults.ResubmitAt, faults.Redrive, faults.FewAttempts, faults.ClockAhead, faults.ClockBehind, faults.Zone, faults.DST}
+	faults.ResubmitAt, faults.Redrive, faults.FewAttempts, faults.ClockAhead, faults.ClockBehind, faults.Zone, faults.DST,
+	faults.OutsideCancel, faults.Delete, faults.Metadata, faults.OutOfBand, faults.BatchInsert}
 
 // maxFor bounds a pause, a slow work or a snooze (one virtual hour).
 const maxFor = 3600 * target.Second

@@ -80,6 +80,7 @@ type targetFlags struct {
 	db          string
 	scratchDB   bool
 	jsonOut     bool
+	reach       bool
 	check       bool
 	parallel    int
 	shard       string
@@ -136,7 +137,8 @@ func newTargetFlags(verb string, stderr io.Writer, system string) *targetFlags {
 		addTargetMutantsFlags(f) // target_mutants.go: -trials, -json
 	}
 	if verb == "run" {
-		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
+		fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON (its reach table among it)")
+		fs.BoolVar(&f.reach, "reach", false, "print the reach table after the summary: per feature, the seeds that reached it")
 		fs.BoolVar(&f.check, "check-determinism", false, "run every seed twice and compare the traces")
 		fs.IntVar(&f.parallel, "parallel", runtime.GOMAXPROCS(0), fmt.Sprintf("seeds run at once, 1 to %d, each on a database of its own (postgres: with -scratch-db); results are folded in seed order, so the output does not depend on it", maxParallel))
 		fs.StringVar(&f.shard, "shard", "", shardUsage)
@@ -424,6 +426,9 @@ func sweepTarget(ctx context.Context, q target.Queue, cfg targetsim.Config, rng 
 		}
 	} else {
 		sum.Print(stdout)
+		if f.reach {
+			sum.PrintReach(stdout)
+		}
 	}
 	if first != nil && !f.jsonOut {
 		if err := explainTargetFailure(ctx, q, cfg, first, f.target, f.backend, stdout); err != nil {

@@ -11,8 +11,9 @@
 # what follows says River's, and the goqite and asynq differences are at
 # the end of this comment.
 #
-# For each version (arguments, else $RIVER_VERSIONS, else the oldest and
-# the newest supported: v0.47.0 and v0.51.2) it copies the repository's
+# For each version (arguments, else $RIVER_VERSIONS, else every release
+# the module proxy serves riversqlite for from the oldest the adapter
+# builds against: v0.42.0 v0.43.0 v0.47.0 v0.48.0 v0.49.0 v0.50.0 v0.51.0 v0.51.1 v0.51.2) it copies the repository's
 # working tree (the files git tracks plus the untracked ones it does not
 # ignore, as they are on disk, uncommitted changes included; never .git,
 # tmp/, .pg/, bin/ or anything else .gitignore names) into a temporary
@@ -111,7 +112,7 @@ usage() {
 
 versions=("$@")
 if [ ${#versions[@]} -eq 0 ] && [ "$TARGET" = river ]; then
-	read -r -a versions <<<"${RIVER_VERSIONS:-v0.47.0 v0.51.2}"
+	read -r -a versions <<<"${RIVER_VERSIONS:-v0.42.0 v0.43.0 v0.47.0 v0.48.0 v0.49.0 v0.50.0 v0.51.0 v0.51.1 v0.51.2}"
 elif [ ${#versions[@]} -eq 0 ] && [ "$TARGET" = asynq ]; then
 	read -r -a versions <<<"${ASYNQ_VERSIONS:-v0.23.0 v0.24.1 v0.25.1 v0.26.0}"
 elif [ ${#versions[@]} -eq 0 ]; then

@@ -76,6 +76,9 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 	}
 	defer func() { _ = tx.rollback(ctx) }()
 	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
+	if errors.Is(err, rivertype.ErrNotFound) {
+		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row
+	}
 	if err != nil {
 		return target.Reported{}, err
 	}
@@ -122,8 +125,12 @@ func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error)
 func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) ([]target.Rescued, error) {
 	p := riverdriver.JobRescueManyParams{StuckHorizon: wall(now - c.q.cfg.RescueAfter)}
 	var want []target.Rescued
+	asked, err := c.stuckCancels(ctx, stuck)
+	if err != nil {
+		return nil, err
+	}
 	for _, j := range stuck {
-		if now-j.AttemptedAt < c.q.cfg.JobTimeout {
+		if !asked[int64(j.ID)] && now-j.AttemptedAt < c.q.cfg.JobTimeout {
 			continue // not timed out yet: ignored
 		}
 		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
@@ -132,7 +139,9 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		}
 		r := target.Rescued{Job: j.ID, State: target.Discarded, ScheduledAt: j.ScheduledAt}
 		var finalized *time.Time
-		if j.Attempt < max(j.MaxAttempts, 0) {
+		if asked[int64(j.ID)] {
+			r.State, finalized = target.Cancelled, wallp(now) // cancelled from outside: not retried
+		} else if j.Attempt < max(j.MaxAttempts, 0) {
 			r.State, r.ScheduledAt = target.Retryable, now+c.q.retryDelay(j.Errors+1)
 		} else {
 			finalized = wallp(now)
@@ -195,6 +204,8 @@ func riverState(s target.State) rivertype.JobState {
 		return rivertype.JobStateRetryable
 	case target.Discarded:
 		return rivertype.JobStateDiscarded
+	case target.Cancelled:
+		return rivertype.JobStateCancelled
 	}
 	panic("rivertarget: a rescue sets no state " + s.String())
 }

@@ -126,6 +126,7 @@ func Version() string {
 func (q *Queue) Policy() target.Policy {
 	p := Rules()
 	p.RescueAfter, p.JobTimeout, p.AvailableWithin = q.cfg.RescueAfter, q.cfg.JobTimeout, q.cfg.SchedulerInterval
+	p.DueWithin = q.cfg.SchedulerInterval // the scheduler runs every interval
 	p.Backoff = DefaultBackoff
 	return p
 }
@@ -154,6 +155,11 @@ func Rules() target.Policy {
 		UniqueStates: []target.State{target.Available, target.Scheduled, target.Running, target.Retryable, target.Pending,
 			target.Completed},
 		CompleteNotRunning: target.CompletionReturnsRow,
+		RunningOnly:        true,
+		CancelAsks:         true,
+		// JobInsertFastMany: "unique key appears more than once in batch"
+		// (SQLite's driver, as PostgreSQL refuses the statement).
+		BatchRepeatsRefused: true,
 	}
 }
 

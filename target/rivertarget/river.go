@@ -30,6 +30,9 @@ const RiverSchedulerInterval = 5 * target.Second
 // durasim's virtual time first.
 type code interface {
 	insert(ctx context.Context, tx dbTx, now target.Time, r target.InsertReq) (target.Inserted, error)
+	// insertMany is the client's InsertMany, outside any transaction of
+	// durasim's.
+	insertMany(ctx context.Context, now target.Time, rs []target.InsertReq) ([]target.Inserted, error)
 	// work runs River's executor on the job the worker holds, its work
 	// ending as r says, and its completer in tx; it returns the row River's
 	// completer returned (nil: it returned none, or one it emits no
@@ -79,13 +82,38 @@ func newRiverCode[TTx any](driver riverdriver.Driver[TTx], clk *clock, policy ri
 	return c, nil
 }
 
-func (c *riverCode[TTx]) insert(ctx context.Context, tx dbTx, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	c.clock.set(now)
-	args := jobArgs{argsJSON: argsOf(r.Args), kind: r.Kind}
+// insertArgs are r's job args and insert options for River's client.
+func insertArgs(r target.InsertReq) (jobArgs, *river.InsertOpts) {
 	opts := &river.InsertOpts{MaxAttempts: r.MaxAttempts, Queue: queueName}
 	if r.Unique {
 		opts.UniqueOpts = river.UniqueOpts{ByArgs: true}
 	}
+	return jobArgs{argsJSON: argsOf(r.Args), kind: r.Kind}, opts
+}
+
+func (c *riverCode[TTx]) insertMany(ctx context.Context, now target.Time, rs []target.InsertReq) ([]target.Inserted, error) {
+	c.clock.set(now)
+	params := make([]river.InsertManyParams, len(rs))
+	for i, r := range rs {
+		params[i].Args, params[i].InsertOpts = insertArgs(r)
+	}
+	res, err := c.client.InsertMany(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(rs) {
+		return nil, fmt.Errorf("rivertarget: a batch of %d returned %d rows", len(rs), len(res))
+	}
+	out := make([]target.Inserted, len(res))
+	for i, r := range res {
+		out[i] = target.Inserted{Job: target.JobID(r.Job.ID), Skipped: r.UniqueSkippedAsDuplicate}
+	}
+	return out, nil
+}
+
+func (c *riverCode[TTx]) insert(ctx context.Context, tx dbTx, now target.Time, r target.InsertReq) (target.Inserted, error) {
+	c.clock.set(now)
+	args, opts := insertArgs(r)
 	var res *rivertype.JobInsertResult
 	var err error
 	if tx == nil {
