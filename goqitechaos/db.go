@@ -66,7 +66,7 @@ func prepare(ctx context.Context, db *sql.DB) error {
 
 // newQueue is goqite's queue of the run, on db.
 func newQueue(db *sql.DB, maxReceive int, timeout time.Duration) *goqite.Queue {
-	return goqite.New(goqite.NewOpts{DB: db, Name: Queue, MaxReceive: maxReceive, Timeout: timeout, SQLFlavor: goqite.SQLFlavorSQLite})
+	return goqitetarget.NewSQLiteQueue(db, Queue, maxReceive, timeout)
 }
 
 // body is a message's body: the job's kind and document (goqitetarget's

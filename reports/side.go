@@ -205,7 +205,7 @@ func (s *Side) clockFinding(ctx context.Context, gq *goqitetarget.Queue) (Findin
 	f := Finding{Lib: "goqite", Check: invariants.TargetConsistency, What: [2]string{
 		"o goqite grava e compara os timeouts no relógio de quem chama: um worker com o relógio adiantado recebe uma mensagem que outro worker ainda segura antes do timeout",
 		"goqite writes and compares timeouts on the caller's clock: a worker whose clock runs ahead receives a message another worker still holds, before its timeout"},
-		From: [2]string{"varredura deste relatório (falhas de relógio do swarm)", "this report's sweep (the swarm's clock faults)"},
+		From:  [2]string{"varredura deste relatório (falhas de relógio do swarm)", "this report's sweep (the swarm's clock faults)"},
 		Repro: "TestClockAheadTakesAHeldMessage", Module: goqiteRepro}
 	var design targetsim.Design
 	var seed uint64
