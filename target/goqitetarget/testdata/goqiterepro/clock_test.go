@@ -2,13 +2,11 @@ package goqiterepro
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"maragu.dev/goqite"
-	_ "modernc.org/sqlite"
 )
 
 // goqite compares a message's timeout, written from the receiving
@@ -22,17 +20,8 @@ import (
 // finding, `clock-ahead worker=w0 at=2.4s for=8.599s`, target-consistency:
 // a message received again while its holder's timeout still ran.)
 func TestClockAheadTakesAHeldMessage(t *testing.T) {
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Exec(schema(t)); err != nil {
-		t.Fatal(err)
-	}
-	q := goqite.New(goqite.NewOpts{DB: db, Name: "jobs", MaxReceive: 3})
+	// The queue is made outside both bubbles: the two processes share it.
+	q := goqite.New(goqite.NewOpts{DB: newDB(t), Name: "jobs", MaxReceive: 3})
 	var held *goqite.Message
 	synctest.Test(t, func(t *testing.T) { // the holder's process
 		if err := q.Send(context.Background(), goqite.Message{Body: []byte("doc")}); err != nil {

@@ -18,6 +18,13 @@ import (
 // max receive count and goqite's default five-second timeout.
 func newQueue(t *testing.T, maxReceive int) (*goqite.Queue, *sql.DB) {
 	t.Helper()
+	db := newDB(t)
+	return goqite.New(goqite.NewOpts{DB: db, Name: "jobs", MaxReceive: maxReceive}), db
+}
+
+// newDB is one in-memory SQLite connection with goqite's schema applied.
+func newDB(t *testing.T) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("sqlite", "file::memory:")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +35,7 @@ func newQueue(t *testing.T, maxReceive int) (*goqite.Queue, *sql.DB) {
 	if _, err := db.Exec(schema(t)); err != nil {
 		t.Fatal(err)
 	}
-	return goqite.New(goqite.NewOpts{DB: db, Name: "jobs", MaxReceive: maxReceive}), db
+	return db
 }
 
 func schema(t *testing.T) string {
