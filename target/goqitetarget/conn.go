@@ -215,7 +215,7 @@ func (c *conn) Report(ctx context.Context, now target.Time, fetched target.Job, 
 		// A dead letter's timeout no longer matters: an error or a
 		// snooze leaves it dead.
 		dead := j.note == noteDead && (r.Outcome == target.Errored || r.Outcome == target.Snooze)
-		if j.live && !dead && !c.gone(j) {
+		if j.live && !dead && !c.gone(j) && !c.callsNothing(j, fetched, r) {
 			if err := c.report(ctx, tx, now, j, fetched, r); err != nil {
 				return err
 			}
@@ -226,6 +226,16 @@ func (c *conn) Report(ctx context.Context, now target.Time, fetched target.Job, 
 		return err
 	})
 	return out, err
+}
+
+// callsNothing is a report at what the worker saw as the message's last
+// receive (an error or a snooze: the user's code makes no goqite call)
+// on a message goqite would hand out again, its receive count reset by a
+// redrive since: goqite's table, not the stale worker's word, says it is
+// not dead.
+func (c *conn) callsNothing(j job, fetched target.Job, r target.Report) bool {
+	quiet := r.Outcome == target.Errored || r.Outcome == target.Snooze
+	return quiet && fetched.Attempt >= j.MaxAttempts && j.Attempt < j.MaxAttempts
 }
 
 func (c *conn) report(ctx context.Context, tx *sql.Tx, now target.Time, j job, fetched target.Job, r target.Report) error {
