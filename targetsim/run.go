@@ -425,7 +425,9 @@ func (r *run) noteState(o *target.Op) {
 // still has to do.
 func (r *run) drained() bool {
 	for _, id := range r.jobs {
-		if !r.states[id].Final() {
+		// A deleted job is finished, whatever a late report of its
+		// attempt says of the row it no longer finds (state none).
+		if !r.deleted[id] && !r.states[id].Final() {
 			return false
 		}
 	}
