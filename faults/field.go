@@ -65,6 +65,8 @@ var kindFields = [KindCount]uint16{
 	Metadata:         fDoc.bit(),
 	OutOfBand:        fDoc.bit(),
 	BatchInsert:      fDoc.bit() | fAt.bit(),
+	WorkerTimeout:    fDoc.bit() | fFor.bit(),
+	NoTimeout:        fDoc.bit(),
 }
 
 // fields is the set of fields f's kind uses at f's boundary.

@@ -57,6 +57,12 @@ const (
 	Metadata
 	OutOfBand
 	BatchInsert
+	// A target worker's own job timeout for a document's jobs (River's
+	// Worker.Timeout), in place of the client's: for= long, or none at
+	// all (its work's context never expires, and a rescuer that honours
+	// worker timeouts never takes its job back).
+	WorkerTimeout
+	NoTimeout
 	KindCount
 )
 
@@ -91,6 +97,8 @@ var kindNames = [KindCount]string{
 	Metadata:         "metadata",
 	OutOfBand:        "out-of-band",
 	BatchInsert:      "batch-insert",
+	WorkerTimeout:    "worker-timeout",
+	NoTimeout:        "no-timeout",
 }
 
 // Clock reports whether the kind moves a clock (clock-ahead,

@@ -70,7 +70,7 @@ func TestValidateRejectsFieldsAKindDoesNotUse(t *testing.T) {
 		{Fault{Kind: Crash, Boundary: 7, Nth: 1, Worker: 0}, "worker does not apply to crash at relay_after_publish_before_mark"},
 		{Fault{Kind: Crash, Nth: 1, Worker: AnyWorker}, "crash needs a boundary"},
 		{Fault{Kind: Permanent, Doc: 1, For: time.Second.Nanoseconds()}, "for does not apply to permanent"},
-		{Fault{Kind: KindCount}, "unknown fault kind 30"},
+		{Fault{Kind: KindCount}, "unknown fault kind 32"},
 		{Fault{Kind: Slow, Doc: 1, Attempt: 1, For: 1}, "the pipeline has no fault kind slow"},
 		{Fault{Kind: Crash, Boundary: boundary.AfterFetch, Nth: 1, Worker: AnyWorker}, "the pipeline has no boundary after_fetch"},
 		{Fault{Kind: Crash, Boundary: boundary.Count, Nth: 1, Worker: AnyWorker}, "crash needs a boundary"},

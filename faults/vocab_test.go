@@ -100,7 +100,7 @@ func TestLookupKind(t *testing.T) {
 			t.Errorf("%s: LookupKind(explode) = %v", v.System(), err)
 		}
 	}
-	if got := faults.KindCount.String(); got != "kind(30)" {
+	if got := faults.KindCount.String(); got != "kind(32)" {
 		t.Errorf("KindCount.String() = %q", got)
 	}
 }

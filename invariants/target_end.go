@@ -68,7 +68,7 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 	if j.inserted != nil && (row.Args != j.args || row.Kind != j.kind || row.Unique != j.unique) {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d's kind, args or unique option other than its insert gave", j.id), j.inserted)
 	}
-	if c.feed.Drained && !row.State.Final() {
+	if c.feed.Drained && !row.State.Final() && !c.stranded(j, row) {
 		by := j.stateOp
 		if by == nil {
 			by = j.inserted
@@ -76,6 +76,14 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 		c.add(TargetDrained, j.id, fmt.Sprintf("j%d is still %s at attempt %d of %d after the faults stopped and the drain ended%s", j.id, row.State,
 			row.Attempt, row.MaxAttempts, c.why(j, row)), by)
 	}
+}
+
+// stranded: a job left running by a holder that crashed, whose worker
+// set it no timeout, on a queue whose rescuer never takes such a job
+// back (Policy.WorkerTimeouts): the queue promised no drain for it.
+func (c *targetChecker) stranded(j *tjob, row *target.Job) bool {
+	f := j.lastFetch
+	return c.pol.WorkerTimeouts && row.State == target.Running && f != nil && f.Timeout < 0 && c.crashed[f.Actor]
 }
 
 // why says what left a job unfinished, as far as the history tells.

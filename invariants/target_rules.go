@@ -25,6 +25,10 @@ func (c *targetChecker) completeCall(p *top) {
 	gone := c.known(j, p) && !c.holds(j, p.Actor) // no longer running (for this caller)
 	rule := c.pol.CompleteNotRunning
 	switch {
+	case p.Err == "not_found":
+		if j.deleted == nil {
+			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d in a transaction found no job, though no one deleted it", j.id), p)
+		}
 	case p.Err != "":
 		if running {
 			c.add(TargetConsistency, j.id, fmt.Sprintf("completing j%d in a transaction failed (%s), though it was running (fetched by %s)",
@@ -231,6 +235,7 @@ func (c *targetChecker) rescue(o *top) {
 	}
 	if j.lastStuck != nil {
 		c.staleWrite(j, o, j.lastStuck, "the rescuer's write ("+o.State.String()+")")
+		c.timedOut(j, o, j.lastStuck)
 	}
 	if c.leftFinal(j, o, "the rescuer changed it to "+o.State.String()) {
 		j.finish(nil, nil)
@@ -388,6 +393,31 @@ func (c *targetChecker) staleWrite(j *tjob, o, read *top, what string) {
 	}
 	c.add(TargetConsistency, j.id, fmt.Sprintf("%s on j%d was applied as of its read at %s, but %s by %s at %s had since made it %s: a stale write",
 		what, j.id, target.FormatSeconds(read.T), by.Kind, by.Actor, target.FormatSeconds(by.T), j.state), read, by, o)
+}
+
+// timedOut checks Policy.WorkerTimeouts at a rescue applied on j as of
+// the rescuer's stuck read: the attempt it read (its fetch says the
+// worker's timeout) must have run out its timeout, the worker's or else
+// the client's, and one whose worker sets none is never taken back. A
+// cancel asked from outside is the rescuer's to finish whatever the
+// timeout (River's rescuer cancels it first).
+func (c *targetChecker) timedOut(j *tjob, o, stuck *top) {
+	f := j.handed[stuck.Attempt]
+	if !c.pol.WorkerTimeouts || f == nil || j.cancelAsked || o.State == target.Cancelled {
+		return
+	}
+	timeout := f.Timeout
+	if timeout == 0 {
+		timeout = c.pol.JobTimeout
+	}
+	switch {
+	case timeout < 0:
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the rescuer made j%d %s, but %s's worker sets no timeout for its attempt %d: the policy's rescuer "+
+			"never takes such a job back", j.id, o.State, f.Actor, stuck.Attempt), f, o)
+	case timeout > 0 && o.T-f.T < timeout:
+		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the rescuer made j%d %s at %s, %s into attempt %d, before its timeout of %s ran out", j.id, o.State,
+			target.FormatSeconds(o.T), target.FormatSeconds(o.T-f.T), stuck.Attempt, target.FormatSeconds(timeout)), f, o)
+	}
 }
 
 // late checks the promise of Policy.DueWithin at o, the pass that made j

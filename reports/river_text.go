@@ -176,6 +176,8 @@ var faultText = map[string][2]string{
 	"metadata":       {"um operador atualiza os metadados do job de um documento (JobUpdate)", "an operator updates a document's job's metadata (JobUpdate)"},
 	"out-of-band":    {"outro escritor muda a linha de um job concluído por fora da fila: 30 erros a mais no histórico", "another writer changes a completed job's row under the queue: 30 more errors in its history"},
 	"batch-insert":   {"o cliente insere o documento de novo num lote que repete a chave única (o River recusa o lote inteiro)", "a client inserts the document again in a batch that repeats its unique key (River refuses the whole batch)"},
+	"worker-timeout": {"o worker dos jobs de um documento define seu próprio timeout (Worker.Timeout), no lugar do JobTimeout do cliente; o rescuer espera ele passar", "the worker of a document's jobs sets its own timeout (Worker.Timeout) in place of the client's JobTimeout; the rescuer waits for it to pass"},
+	"no-timeout":     {"o worker dos jobs de um documento não define timeout nenhum (Worker.Timeout -1): o rescuer nunca resgata esse job, e um worker que morre o deixa em execução para sempre", "the worker of a document's jobs sets no timeout at all (Worker.Timeout -1): the rescuer never rescues that job, and a worker that dies leaves it running for good"},
 }
 
 // riverFaults lists the fault kinds with how often each took effect in

@@ -13,7 +13,7 @@ type OpKind uint8
 const (
 	OpNone      OpKind = iota
 	OpInsert           // Args, Kind, MaxAttempts, Unique → Job, Skipped (Tx: inside a handler's transaction)
-	OpFetch            // Job fetched as Attempt (its AttemptedAt is T)
+	OpFetch            // Job fetched as Attempt (its AttemptedAt is T); Timeout: its worker's own timeout (0: the client's, negative: none)
 	OpWork             // the handler's work on Job's Attempt ends as Outcome (Err: its code), the effect not yet written
 	OpEffect           // the handler wrote its effect for Job's Attempt under Key → Applied (Tx: in a transaction; else durable at once)
 	OpComplete         // in Tx, Job's completion → State the queue returned
@@ -67,6 +67,7 @@ type Op struct {
 	Batch       int // an insert's batch (0: an insert of its own)
 	Boundary    string
 	Err         string
+	Timeout     Time // a fetch's: the job's timeout as its worker sets it (0: the client's; negative: none)
 }
 
 // String is the op's trace line: "t=1.250s w2 fetch j5 attempt=1". Every
@@ -106,6 +107,13 @@ func (o Op) Append(b []byte) []byte {
 		}
 	case OpFetch, OpStuck, OpTimeout:
 		b = appendInt(b, " attempt=", o.Attempt)
+		switch {
+		case o.Kind == OpFetch && o.Timeout < 0:
+			b = append(b, " timeout=none"...)
+		case o.Kind == OpFetch && o.Timeout > 0:
+			b = append(b, " timeout="...)
+			b = appendSeconds(b, o.Timeout)
+		}
 		if o.Kind == OpStuck {
 			b = append(b, " attempted_at="...)
 			b = appendSeconds(b, o.At)

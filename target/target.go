@@ -143,6 +143,13 @@ type Policy struct {
 	// no longer running) even while the job is running. Without it, a
 	// call naming a running job counts whoever fetched it.
 	Receipts bool
+	// WorkerTimeouts: a worker may set its own job timeout in place of
+	// JobTimeout (River's Worker.Timeout; a fetch records it, Op.Timeout),
+	// and the rescuer honours it: it leaves a stuck job until that
+	// timeout (else JobTimeout) has passed since the attempt began, and a
+	// job whose worker sets none (negative) it never takes back: a crash
+	// leaves that job running for good (no drain can finish it).
+	WorkerTimeouts bool
 }
 
 // Count is what an event does to the attempt it ends. A fetch counts an
@@ -361,6 +368,10 @@ type Job struct {
 	FinalizedAt Time // 0: not finalized
 	Errors      int  // attempt errors recorded on the row
 	Unique      bool
+	// Timeout is the job's timeout as its worker's code sets it (River's
+	// Worker.Timeout: 0 the client's JobTimeout, negative none), which
+	// the caller of [Conn.Rescue] fills in: it is code, not a column.
+	Timeout Time
 }
 
 // Outcome is how a handler's work ended, as its worker reports it.

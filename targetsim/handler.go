@@ -104,14 +104,15 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 		return
 	}
 	got, err := tx.Complete(r.ctx, r.now(), w.job)
-	if errors.Is(err, target.ErrNotRunning) {
+	if code := completeRefusal(err); code != "" {
 		// A queue whose completion of a job no longer running fails
-		// (target.CompletionFails): the handler rolls back and returns
-		// the error.
-		r.record(target.Op{Kind: target.OpComplete, Actor: w.name, Job: w.job.ID, Tx: txID, Err: "not_running"})
+		// (target.CompletionFails), or of a job deleted since its fetch
+		// (River's JobCompleteTx: no row): the handler rolls back and
+		// returns the error.
+		r.record(target.Op{Kind: target.OpComplete, Actor: w.name, Job: w.job.ID, Tx: txID, Err: code})
 		r.counts.StaleCompletions++
 		r.counts.Rollbacks++
-		r.record(target.Op{Kind: target.OpRollback, Actor: w.name, Job: w.job.ID, Tx: txID, Err: "not_running"})
+		r.record(target.Op{Kind: target.OpRollback, Actor: w.name, Job: w.job.ID, Tx: txID, Err: code})
 		w.report = target.Report{Outcome: target.Errored}
 		w.after(ms, stepReport)
 		return
@@ -141,6 +142,18 @@ func (w *worker) inTx(checked, dedupe, outbox bool) {
 	if alive, d := w.cross(boundary.AfterCommit, false); alive {
 		w.after(d+ms, stepReport) // the worker returns nil: the executor completes (the job already is)
 	}
+}
+
+// completeRefusal is the history's code of a transactional completion's
+// refusal ("" for any other error, or none).
+func completeRefusal(err error) string {
+	switch {
+	case errors.Is(err, target.ErrNotRunning):
+		return "not_running"
+	case errors.Is(err, target.ErrNotFound):
+		return "not_found"
+	}
+	return ""
 }
 
 // crossInTx is a boundary inside the handler's transaction: only a crash

@@ -31,6 +31,36 @@ func reaches(k faults.Kind) bool {
 	return false
 }
 
+// timeoutKind reports whether k sets a worker's own timeout (a queue
+// without Policy.WorkerTimeouts takes none).
+func timeoutKind(k faults.Kind) bool { return k == faults.WorkerTimeout || k == faults.NoTimeout }
+
+// timeoutsOf is nil, or an error naming a worker-timeout fault of the
+// plan a queue whose workers set no timeouts of their own cannot take.
+func timeoutsOf(pol target.Policy, name string, plan []planned) error {
+	for _, f := range plan {
+		if timeoutKind(f.Kind) && !pol.WorkerTimeouts {
+			return errors.New("fault " + f.Fault.String() + ": target " + name + "'s workers set no timeouts of their own (target.Policy.WorkerTimeouts)")
+		}
+	}
+	return nil
+}
+
+// jobTimeout is the timeout job j's worker sets (0: the client's
+// JobTimeout; negative: none): the plan's worker-timeout or no-timeout
+// of its document.
+func (r *run) jobTimeout(j target.Job) target.Time {
+	if f := r.docFault(faults.NoTimeout, j); f != nil {
+		r.strike(*f)
+		return -1
+	}
+	if f := r.docFault(faults.WorkerTimeout, j); f != nil {
+		r.strike(*f)
+		return f.For
+	}
+	return 0
+}
+
 // operatorOf is the queue's operator calls, or an error naming a reach
 // fault of the plan a queue without them cannot take.
 func operatorOf(c target.Conn, name string, plan []planned) (target.Operator, error) {

@@ -21,6 +21,8 @@ var Features = []Feature{
 	{"delete", "an operator deletes a finished job (JobDelete)", func(c Counts) int { return c.Deletes }},
 	{"metadata", "an operator updates a job's metadata (JobUpdate)", func(c Counts) int { return c.MetadataUpdates }},
 	{"job-timeout", "a handler outlives its job's context (the client's JobTimeout)", func(c Counts) int { return c.Timeouts }},
+	{"worker-timeout", "a worker sets its own job timeout (River's Worker.Timeout)", func(c Counts) int { return c.WorkerTimeouts }},
+	{"no-timeout", "a worker sets no timeout at all (Worker.Timeout -1)", func(c Counts) int { return c.NoTimeouts }},
 	{"long-error-history", "a row carries 30 errors more (another writer wrote them)", func(c Counts) int { return c.OutOfBand }},
 	{"out-of-band", "another writer changes a row under the queue", func(c Counts) int { return c.OutOfBand }},
 	{"batch-insert", "a batch insert repeats a unique key", func(c Counts) int { return c.BatchInserts }},

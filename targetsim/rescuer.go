@@ -60,6 +60,9 @@ func (s *rescuer) rescue(token int64) {
 	r := s.r
 	stuck := s.stuck
 	s.stuck = nil
+	for i := range stuck {
+		stuck[i].Timeout = r.timeouts[stuck[i].ID] // the worker's code says it, not the row
+	}
 	got, err := s.conn.Rescue(r.ctx, r.now(), stuck)
 	if err != nil {
 		r.fail("rescue", err)

@@ -104,6 +104,8 @@ type Counts struct {
 	ZombieWrites     int `json:"zombie_writes"` // writes by a worker whose attempt another worker had fetched since
 	// The workload's reach beyond the worker's calls (target.Operator).
 	OutsideCancels  int `json:"outside_cancels"`  // an operator's cancels of a running job
+	WorkerTimeouts  int `json:"worker_timeouts"`  // fetches of a job whose worker sets its own timeout
+	NoTimeouts      int `json:"no_timeouts"`      // fetches of a job whose worker sets none
 	Deletes         int `json:"deletes"`          // jobs an operator deleted
 	MetadataUpdates int `json:"metadata_updates"` // an operator's metadata updates
 	OutOfBand       int `json:"out_of_band"`      // rows another writer changed (each a long error history)
@@ -214,20 +216,23 @@ type run struct {
 	ops2    target.Conn     // the scheduler's and operator's connection
 	oper    target.Operator // its operator calls (nil: the queue offers none)
 	deleted map[target.JobID]bool
-	batches int
-	cross   [boundaryCount]int // crossings by any worker
-	txSeq   int
-	pending int // arrivals and duplicate inserts still to come
-	counts  Counts
-	quiet   bool // the faults stopped
-	done    bool
-	end     target.Time
-	err     error
+	// timeouts: each job's timeout as its worker set it at its last
+	// fetch (0: the client's; negative: none), for the rescuer.
+	timeouts map[target.JobID]target.Time
+	batches  int
+	cross    [boundaryCount]int // crossings by any worker
+	txSeq    int
+	pending  int // arrivals and duplicate inserts still to come
+	counts   Counts
+	quiet    bool // the faults stopped
+	done     bool
+	end      target.Time
+	err      error
 }
 
 func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
 	r := &run{ctx: ctx, q: q, cfg: cfg, seed: seed, pol: q.Policy(), lat: scheduler.Derive(seed, streamLatency),
-		byJob: map[target.JobID]int{}, deleted: map[target.JobID]bool{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
+		byJob: map[target.JobID]int{}, deleted: map[target.JobID]bool{}, timeouts: map[target.JobID]target.Time{}, states: map[target.JobID]target.State{}, txDone: map[int]*target.Op{}, hash: newHash()}
 	r.sched = scheduler.New(scheduler.Derive(seed, streamTie), r)
 	plan := slices.Clone(cfg.Plan.Faults)
 	if cfg.Swarm {
@@ -241,6 +246,9 @@ func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
 	}
 	r.client, r.ops2 = q.Conn("client"), q.Conn("maintenance")
 	r.oper, r.err = operatorOf(r.ops2, q.Name(), r.plan)
+	if r.err == nil {
+		r.err = timeoutsOf(r.pol, q.Name(), r.plan)
+	}
 	return r
 }
 
@@ -427,7 +435,7 @@ func (r *run) drained() bool {
 	for _, id := range r.jobs {
 		// A deleted job is finished, whatever a late report of its
 		// attempt says of the row it no longer finds (state none).
-		if !r.deleted[id] && !r.states[id].Final() {
+		if !r.deleted[id] && !r.states[id].Final() && !r.stranded(id) {
 			return false
 		}
 	}
@@ -437,6 +445,21 @@ func (r *run) drained() bool {
 		}
 	}
 	return len(r.jobs) > 0 || r.cfg.Only != nil && len(r.cfg.Only) == 0
+}
+
+// stranded: a job left running with no worker holding it, whose worker
+// set it no timeout, on a queue whose rescuer never takes such a job back
+// (Policy.WorkerTimeouts): nothing will ever finish it.
+func (r *run) stranded(id target.JobID) bool {
+	if !r.pol.WorkerTimeouts || r.timeouts[id] >= 0 || r.states[id] != target.Running {
+		return false
+	}
+	for _, w := range r.work {
+		if w.has && w.job.ID == id {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *run) arrive(i int, dup bool) {

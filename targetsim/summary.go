@@ -90,6 +90,8 @@ func (c *Counts) add(o Counts) {
 	c.ZombieWrites += o.ZombieWrites
 	c.Timeouts += o.Timeouts
 	c.OutsideCancels += o.OutsideCancels
+	c.WorkerTimeouts += o.WorkerTimeouts
+	c.NoTimeouts += o.NoTimeouts
 	c.Deletes += o.Deletes
 	c.MetadataUpdates += o.MetadataUpdates
 	c.OutOfBand += o.OutOfBand

@@ -27,7 +27,8 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy, reach bool)
 		// A clock fault the queue's clocks cannot take is never drawn
 		// (and draws nothing: the seeds of a queue without clocks of its
 		// own stay as they were).
-		if k.Clock() && (!cfg.SwarmClocks || !takesClock(pol.Clocks, k)) || reaches(k) && !reach || s.IntN(2) == 0 {
+		if k.Clock() && (!cfg.SwarmClocks || !takesClock(pol.Clocks, k)) || (reaches(k) || timeoutKind(k)) && !reach ||
+			timeoutKind(k) && !pol.WorkerTimeouts || s.IntN(2) == 0 {
 			continue
 		}
 		on = append(on, k.String())
@@ -74,6 +75,12 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy, reach bool)
 				f.Doc = doc()
 			case faults.BatchInsert:
 				f.Doc, f.At = doc(), target.Time(s.IntN(15_000))*ms
+			case faults.WorkerTimeout:
+				// Shorter than the client's, or past the stuck horizon:
+				// the rescuer then leaves the job until it runs out.
+				f.Doc, f.For = doc(), target.Time(1+s.IntN(int(3*max(horizon, target.Second)/ms)))*ms
+			case faults.NoTimeout:
+				f.Doc = doc()
 			case faults.Redrive:
 				f.Doc = doc()
 				// Aim at a document the plan makes fail, if any: a

@@ -75,7 +75,7 @@ func TestParseRiverPlans(t *testing.T) {
 
 func TestParseRiverRefuses(t *testing.T) {
 	for text, want := range map[string]string{
-		"explode doc=1":                             `plan:1:1: unknown fault kind "explode" (river has crash, pause, slow, transient, cancel, snooze, resubmit, redrive, few-attempts, clock-ahead, clock-behind, zone, dst, outside-cancel, delete, metadata, out-of-band, batch-insert)`,
+		"explode doc=1":                             `plan:1:1: unknown fault kind "explode" (river has crash, pause, slow, transient, cancel, snooze, resubmit, redrive, few-attempts, clock-ahead, clock-behind, zone, dst, outside-cancel, delete, metadata, out-of-band, batch-insert, worker-timeout, no-timeout)`,
 		"poison doc=1":                              "plan:1:1: river has no fault kind poison (it has crash, pause,",
 		"crash after_lease nth=1":                   "plan:1:7: river has no boundary after_lease (it has after_fetch, after_work, after_effect, before_commit, after_commit, after_report, rescuer_after_stuck)",
 		"crash after_lunch nth=1":                   `plan:1:7: unknown boundary "after_lunch" (river has after_fetch,`,

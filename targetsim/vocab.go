@@ -22,7 +22,7 @@ var workerBoundaries = Boundaries.Of(boundary.Worker)
 // order is part of every seed's faults, so append only.
 var kinds = []faults.Kind{faults.Crash, faults.Pause, faults.Slow, faults.Transient, faults.Cancel, faults.Snooze,
 	faults.ResubmitAt, faults.Redrive, faults.FewAttempts, faults.ClockAhead, faults.ClockBehind, faults.Zone, faults.DST,
-	faults.OutsideCancel, faults.Delete, faults.Metadata, faults.OutOfBand, faults.BatchInsert}
+	faults.OutsideCancel, faults.Delete, faults.Metadata, faults.OutOfBand, faults.BatchInsert, faults.WorkerTimeout, faults.NoTimeout}
 
 // maxFor bounds a pause, a slow work or a snooze (one virtual hour).
 const maxFor = 3600 * target.Second

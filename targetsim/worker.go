@@ -1,6 +1,7 @@
 package targetsim
 
 import (
+	"cmp"
 	"errors"
 	"strconv"
 
@@ -127,10 +128,21 @@ func (w *worker) poll() {
 	}
 	r.counts.Fetches++
 	w.has, w.job = true, jobs[0]
-	if t := r.pol.JobTimeout; t > 0 {
+	own := r.jobTimeout(w.job)
+	r.timeouts[w.job.ID] = own
+	switch t := cmp.Or(own, r.pol.JobTimeout); {
+	case own < 0:
+		r.counts.NoTimeouts++
+		w.deadline = 0
+	case own > 0:
+		r.counts.WorkerTimeouts++
+		fallthrough
+	case t > 0:
 		w.deadline = r.now() + t
+	default:
+		w.deadline = 0
 	}
-	r.record(target.Op{Kind: target.OpFetch, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt})
+	r.record(target.Op{Kind: target.OpFetch, Actor: w.name, Job: w.job.ID, Attempt: w.job.Attempt, Timeout: own})
 	alive, d := w.cross(boundary.AfterFetch, false)
 	if !alive {
 		return

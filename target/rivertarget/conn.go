@@ -130,8 +130,11 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		return nil, err
 	}
 	for _, j := range stuck {
-		if !asked[int64(j.ID)] && now-j.AttemptedAt < c.q.cfg.JobTimeout {
-			continue // not timed out yet: ignored
+		// River's makeRetryDecision: the worker's timeout, else the
+		// client's; none (negative) is never rescued, and a job not
+		// timed out yet is left alone. A cancel asked comes first.
+		if timeout := cmp.Or(j.Timeout, c.q.cfg.JobTimeout); !asked[int64(j.ID)] && (timeout < 0 || timeout > 0 && now-j.AttemptedAt < timeout) {
+			continue
 		}
 		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
 		if err != nil {

@@ -145,7 +145,10 @@ func (q *Queue) Policy() target.Policy {
 //   - a unique job holds its args in every state but cancelled and
 //     discarded (UniqueOpts' default states);
 //   - JobCompleteTx returns a job no longer running as it is, without an
-//     error.
+//     error;
+//   - a worker's Timeout replaces the client's JobTimeout for its jobs,
+//     and the rescuer leaves a stuck job until it has passed; -1 is none,
+//     and the rescuer never rescues that job (makeRetryDecision).
 func Rules() target.Policy {
 	return target.Policy{
 		Snooze:            target.AttemptGivenBack,
@@ -156,6 +159,7 @@ func Rules() target.Policy {
 			target.Completed},
 		CompleteNotRunning: target.CompletionReturnsRow,
 		RunningOnly:        true,
+		WorkerTimeouts:     true,
 		CancelAsks:         true,
 		// JobInsertFastMany: "unique key appears more than once in batch"
 		// (SQLite's driver, as PostgreSQL refuses the statement).
