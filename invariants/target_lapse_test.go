@@ -77,3 +77,41 @@ func TestTargetDeadLetterHeld(t *testing.T) {
 		}},
 	})
 }
+
+// lapsesCounted: a lapsing queue whose snooze keeps its attempt counted
+// (goqite's Extend).
+func lapsesCounted(f *invariants.TargetFeed) { lapses(f); f.Policy.Snooze = target.AttemptCounted }
+
+// spentSnooze: j1 may run twice; w1's lease runs out, w2 fetches attempt
+// 2 and crashes, then w1's late snooze delays the job (its attempts
+// spent), and the pass finds it due as st.
+func spentSnooze(h *th, st target.State) (f1, f2, snooze, pass uint64) {
+	h.insertMax(1, "d1", 2)
+	f1 = h.fetch("w1", 1, 1)
+	h.at(h.now + lease)
+	f2 = h.fetch("w2", 1, 2)
+	h.crash("w2", 1, "after_fetch")
+	w := h.snoozed("w1", 1, 1, sec)
+	snooze = h.report("w1", 1, target.Snooze, target.Scheduled, 2, h.next()+sec)
+	h.at(h.now + 2*sec)
+	pass = h.schedule(1, st)
+	h.exposure(1, "w1", "w2", f1, f2, snooze, w) // w1 still at work after w2's fetch
+	return f1, f2, snooze, pass
+}
+
+// On a lease queue a retry or a snooze only delays the next receive: a
+// job whose attempts are spent comes due as a dead letter, not as a
+// unique duplicate, and not available.
+func TestTargetSpentDelayIsDead(t *testing.T) {
+	checkTarget(t, []tcase{
+		{name: "holds: a late snooze's delay of a spent job comes due discarded", feed: lapsesCounted, run: func(h *th) {
+			spentSnooze(h, target.Discarded)
+			h.row(1, target.Discarded, 2)
+		}},
+		{name: "fails: the spent job comes due available", feed: both(lapsesCounted, notDrained), run: func(h *th) {
+			_, _, s, p := spentSnooze(h, target.Available)
+			h.row(1, target.Available, 2)
+			h.onlyComplete(invariants.TargetConsistency, 1, "the scheduler made j1 available with its attempts spent (attempt 2 of 2); the policy's pass discards it", s, p)
+		}},
+	})
+}

@@ -291,10 +291,18 @@ func (c *targetChecker) schedule(o *top) {
 		c.add(TargetRetryTiming, j.id, fmt.Sprintf("the scheduler made j%d available at %s, before %s, the time %s set", j.id,
 			target.FormatSeconds(o.T), target.FormatSeconds(j.visible), j.visOp.Kind), j.visOp, o)
 	}
+	// A lease queue's retry or snooze only delays the next receive and
+	// keeps the attempt counted (goqite's Extend): a delayed job whose
+	// attempts are spent comes due as a dead letter.
+	spent := c.exact && c.pol.Lease > 0 && j.final == nil && (j.state == target.Retryable || j.state == target.Scheduled) && j.attempt >= j.max
+	if spent && o.State != target.Discarded {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("the scheduler made j%d %s with its attempts spent (attempt %d of %d); the policy's pass discards it",
+			j.id, o.State, j.attempt, j.max), j.stateOp, o)
+	}
 	if !leased && o.State == target.Available {
 		c.late(j, o)
 	}
-	if o.State == target.Discarded && !leased {
+	if o.State == target.Discarded && !leased && !spent {
 		if _, maybe := c.liveTwin(j, o); !j.unique || maybe == nil {
 			c.add(TargetUnique, j.id, fmt.Sprintf("the scheduler discarded j%d as a unique duplicate, but no other job holds its args", j.id), o)
 		}
