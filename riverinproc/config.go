@@ -78,8 +78,9 @@ func FlagNames() []string { return schema.FlagNames() }
 // (how the user runs durasim) chaos -target river -inprocess and c's
 // flags.
 func (c Config) Command(cli string, seed uint64) string {
-	c.Seeds = fmt.Sprintf("%d:%d", seed, seed)
-	return cli + " chaos " + repro.Shell(append([]string{"-target", "river", "-inprocess"}, c.Flags()...)...)
+	c.Seeds = DefaultConfig().Seeds // printed first, always
+	args := append([]string{"-target", "river", "-inprocess", "-seeds", fmt.Sprintf("%d:%d", seed, seed)}, c.Flags()...)
+	return cli + " chaos " + repro.Shell(args...)
 }
 
 // SeedRange is Seeds parsed: lo:hi, or one seed.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/durasim/durasim/internal/bubble"
 	"github.com/durasim/durasim/internal/repro"
-	"github.com/durasim/durasim/sim"
 	"github.com/durasim/durasim/riverinproc"
+	"github.com/durasim/durasim/sim"
 )
 
 // cmdChaosRiverInproc is `durasim chaos -target river -inprocess`:
