@@ -29,8 +29,11 @@ func TestCorrectDesignPasses(t *testing.T) {
 	if res.Seeds != 2 || len(res.Failures) != 0 {
 		t.Fatalf("tx-checked: %d seeds, %d failed:\n%s", res.Seeds, len(res.Failures), out.String())
 	}
-	if got := strings.Count(out.String(), "kills 6, freezes 1, takeovers 1"); got != 2 {
-		t.Errorf("want both seeds to land 6 kills and one takeover:\n%s", out.String())
+	for _, rep := range res.Reports {
+		if rep.TotalKills() != c.Kills || rep.Takeovers < c.Zombies || rep.Restarts != c.Kills || !rep.Drained {
+			t.Errorf("seed %d: %d kills, %d takeovers, %d restarts, drained %v; want %d kills and restarts, a takeover, drained",
+				rep.Seed, rep.TotalKills(), rep.Takeovers, rep.Restarts, rep.Drained, c.Kills)
+		}
 	}
 }
 

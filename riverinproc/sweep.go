@@ -23,6 +23,7 @@ type Failure struct {
 // Result is a sweep's outcome.
 type Result struct {
 	Seeds    int
+	Reports  []*workload.Report // each seed's first run
 	Failures []Failure
 	Real     time.Duration // the machine's time
 }
@@ -46,6 +47,7 @@ func Sweep(r *bubble.Runner, c Config, w io.Writer, cli string) (*Result, error)
 			return res, fmt.Errorf("seed %d: %w (rerun: %s)", seed, err, c.Command(cli, seed))
 		}
 		res.Seeds++
+		res.Reports = append(res.Reports, rep)
 		if rep.OK() {
 			fmt.Fprintf(w, "seed %d: ok (kills %d, freezes %d, takeovers %d, jobs %d; River's time %v, %v real)\n", seed, rep.TotalKills(),
 				rep.Pauses, rep.Takeovers, rep.Inserts-rep.Skipped, (rep.KillPhase + rep.DrainPhase).Round(time.Millisecond), rep.Elapsed.Round(time.Millisecond))
