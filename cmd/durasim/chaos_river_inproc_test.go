@@ -4,7 +4,35 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/riverinproc"
+	"github.com/durasim/durasim/targetsim"
 )
+
+// The in-process mode's reproduce line, as printed, parses back through
+// the CLI's own flags into the configuration that printed it: the CLI
+// defines every flag riverinproc.Config's settings have.
+func TestChaosRiverInprocessCommandRoundTrips(t *testing.T) {
+	for _, name := range riverinproc.FlagNames() {
+		if inprocFlags(&riverinproc.Config{}).Lookup(name) == nil {
+			t.Errorf("chaos -inprocess has no -%s, which riverinproc.Config.Flags prints", name)
+		}
+	}
+	c := riverinproc.DefaultConfig()
+	c.Design, c.Workers, c.Kills, c.RescueAfter, c.Reruns = targetsim.IdempotentKey, 5, 9, 42*time.Second, 3
+	words := repro.ShellWords(c.Command("durasim", 11))
+	back := riverinproc.DefaultConfig()
+	if err := inprocFlags(&back).Parse(words[2:]); err != nil {
+		t.Fatalf("%q: %v", words, err)
+	}
+	want := c
+	want.Seeds = "11:11"
+	if back != want {
+		t.Errorf("%q parsed back as %+v, want %+v", words, back, want)
+	}
+}
 
 // The in-process mode: bad input is a one-line error with status 2; a
 // seed of the correct design passes (status 0) and says so.
