@@ -4,7 +4,7 @@
 // scheduler, River's default retry policy) on riversqlite over one SQLite
 // file, every one inside one testing/synctest bubble (internal/bubble),
 // so that River's time.Now, timers and tickers are the bubble's virtual
-// clock: a minute of River's time costs about a second. River's
+// clock: a minute of River's time costs about two seconds. River's
 // Config.Test.Time carries that clock into River's SQL.
 //
 // It is crash/workload's workload with its children in-process, not a
