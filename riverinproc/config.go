@@ -97,6 +97,10 @@ func (c Config) SeedRange() (lo, hi uint64, err error) {
 	return lo, hi, nil
 }
 
+// DesignNames is the designs the mode runs, comma-separated
+// (riverchaos's).
+func DesignNames() string { return riverchaos.DesignNames() }
+
 // Validate reports the first bad setting as a one-line *crash.UsageError.
 func (c Config) Validate() error {
 	if _, _, err := c.SeedRange(); err != nil {

@@ -49,7 +49,7 @@ func inprocFlags(c *riverinproc.Config) *flag.FlagSet {
 	fs.String("target", "river", "the queue: river (its started clients, in-process)")
 	fs.Bool("inprocess", true, "River's clients in one synctest bubble under virtual time, not child processes")
 	fs.StringVar(&c.Seeds, "seeds", d.Seeds, "seeds lo:hi")
-	fs.Func("design", "handler design (default "+d.Design.String()+")", func(s string) error { return riverinproc.SetFlag(c, "design", s) })
+	fs.Func("design", "handler design: "+riverinproc.DesignNames()+" (default "+d.Design.String()+")", func(s string) error { return riverinproc.SetFlag(c, "design", s) })
 	fs.IntVar(&c.Workers, "workers", d.Workers, "River clients, 2 to 16")
 	fs.IntVar(&c.Steady, "steady", d.Steady, "clients never killed (only frozen); they lead and run River's rescuer and scheduler")
 	fs.IntVar(&c.Concurrency, "max-workers", d.Concurrency, "River's MaxWorkers per client, 1 to 16")
