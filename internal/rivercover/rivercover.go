@@ -134,6 +134,8 @@ func Write(w io.Writer, pkgs []string, res []Result) {
 		}
 		fmt.Fprintf(w, "  %-13s %s: %s\n", what, p.Name, p.How)
 	}
+	fmt.Fprintln(w, "The in-process mode (chaos -target river -inprocess) re-enacts none of them: River's started clients run its producer,")
+	fmt.Fprintln(w, "executor with its job timeout, batch completer, leader election, rescuer, scheduler and default retry policy, under virtual time.")
 }
 
 // short is a River package's path inside River's repository ("river"

@@ -43,7 +43,7 @@ func TestWrite(t *testing.T) {
 	Write(&b, []string{riverPrefix}, []Result{{Mode: Mode{Name: "deterministic", Args: []string{"run"}}, Run: &mutation.CoverRun{Profile: prof}},
 		{Mode: Mode{Name: "chaos", Skip: "no PostgreSQL"}}})
 	out := b.String()
-	for _, want := range []string{"river ", "75.0%     3/4", " -\n", "chaos          skipped: no PostgreSQL", "re-enacted    job rescuer"} {
+	for _, want := range []string{"river ", "75.0%     3/4", " -\n", "chaos          skipped: no PostgreSQL", "re-enacted    job rescuer", "The in-process mode (chaos -target river -inprocess) re-enacts none of them"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
