@@ -162,7 +162,9 @@ mutation-sql:
 # Statement coverage of River's own packages (river, its internal/
 # packages, the drivers, rivermigrate) by each River mode: the
 # deterministic sweep (RIVERCOVERSEEDS seeds, a quarter as many of the
-# outbox design) and, with DURASIM_PG_URL set (make pg-up), a short chaos
+# outbox design), the in-process mode (a fiftieth as many seeds, and a
+# failing seed of the naive effect-outside-tx) and, with DURASIM_PG_URL
+# set (make pg-up), a short chaos
 # run; beside the parts of River's client logic durasim still re-enacts
 # (internal/rivercover). A measurement: exits 0 whatever the figures.
 RIVERCOVERSEEDS ?= 500

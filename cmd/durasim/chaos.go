@@ -18,6 +18,9 @@ import (
 // then checked. `-target river` runs River's workload instead
 // (chaos_river.go); both run on package crash's supervisor.
 func cmdChaos(args []string, stdout, stderr io.Writer) error {
+	if inprocess(args) {
+		return cmdChaosRiverInproc(args, stdout, stderr) // chaos_river_inproc.go
+	}
 	if t, ok := targetOf(args); ok && t == "asynq" {
 		return cmdChaosAsynq(args, stdout, stderr) // chaos_asynq.go
 	}

@@ -18,7 +18,7 @@ import (
 func cmdChaosRiver(args []string, stdout, stderr io.Writer) error {
 	c := riverchaos.DefaultConfig()
 	fs := flag.NewFlagSet("durasim chaos", flag.ContinueOnError)
-	tgt := fs.String("target", "river", "the queue whose real client is run: river (River "+rivertarget.Version()+", riverpgxv5)")
+	tgt := fs.String("target", "river", "the queue whose real client is run: river (River "+rivertarget.Version()+", riverpgxv5); with -inprocess, its clients in one synctest bubble on SQLite instead (durasim chaos -target river -inprocess -h)")
 	cf := crashFlags(fs, &c.Settings, &c.DB, crashHelp{db: "River's tables and durasim's effects in it are emptied",
 		pause: "freeze (SIGSTOP) a child holding a job this often, until River hands the job to another client; 0 never", max: workload.MaxKills})
 	design := workloadFlags(fs, &c.Config, workloadHelp{child: "one River client", concurrency: "max-workers", perProcess: "River's MaxWorkers per client",

@@ -31,7 +31,7 @@ func commands() []command {
 		{"report", "[-out DIR] [-lang pt-BR|en] [-scenario NAME]", "write the scenario reports and the River report (Markdown + SVG charts, and the HTML site; pt-BR and en)", cmdReport},
 		{"mutants", "[-seeds A:B] [flags]", "catch every naive variant: seeds to first catch, shrunk counterexample", cmdMutants},
 		{"bench", "[flags]", "events/s of durasim against a bare event loop, synctest and clock.Mock", cmdBench},
-		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked", cmdChaos},
+		{"chaos", "[-db URL] [flags]", "real crashes: worker processes on PostgreSQL SIGKILLed at named points, then checked (-target river -inprocess: River's clients in one synctest bubble, virtual time)", cmdChaos},
 		{"worker", "-role worker|relay|consumer|operator [flags]", "one process of a chaos run (started by chaos)", cmdWorker},
 		{"river-worker", "[flags]", "one process of a chaos -target river run: one River client (started by chaos -target river)", cmdRiverWorker},
 		{"asynq-worker", "[flags]", "one process of a chaos -target asynq run: one asynq Server (started by chaos -target asynq)", cmdAsynqWorker},

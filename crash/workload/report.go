@@ -236,3 +236,11 @@ func (r *Report) jobLine() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Check fills r from the histories' lines and the state read back, with
+// the partial target checks under feed (times relative to base): what
+// [Run] does once its children are done, for a mode whose children are
+// not processes (River's in-process mode).
+func (r *Report) Check(lines []Entry, snap target.Snapshot, base int64, feed invariants.TargetFeed) {
+	r.check(lines, snap, base, feed)
+}

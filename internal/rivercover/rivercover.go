@@ -29,19 +29,25 @@ type Mode struct {
 // default design, a quarter as many of the outbox design, which inserts in
 // the handler's transaction) and, when a PostgreSQL URL is set, a short
 // real-process chaos run (River's started client in child processes;
-// killed children write no counters, the steady one does).
+// killed children write no counters, the steady one does); the
+// in-process mode runs a fiftieth as many seeds (two at least).
 func Modes(seeds int, pgURL string) ([]Mode, error) {
 	if seeds < 1 {
 		return nil, fmt.Errorf("seeds must be at least 1, got %d", seeds)
 	}
 	det := Mode{Name: "deterministic", Args: []string{"run", "-target", "river", "-seeds", "1:" + strconv.Itoa(seeds), ";",
 		"run", "-target", "river", "-design", "outbox", "-seeds", "1:" + strconv.Itoa(max(seeds/4, 1))}}
+	// River's started clients in one synctest bubble on SQLite (package
+	// riverinproc): the correct design and the naive one, which fails
+	// (its failing seed's reruns count too).
+	inproc := Mode{Name: "inprocess", Args: []string{"chaos", "-target", "river", "-inprocess", "-seeds", "1:" + strconv.Itoa(max(seeds/50, 2)), ";",
+		"chaos", "-target", "river", "-inprocess", "-design", "effect-outside-tx", "-seeds", "4:4", "-reruns", "1"}}
 	chaos := Mode{Name: "chaos", Args: []string{"chaos", "-target", "river", "-db", pgURL, "-workers", "3", "-steady", "1", "-jobs", "20",
 		"-kills", "10", "-zombies", "1"}}
 	if pgURL == "" {
 		chaos.Args, chaos.Skip = nil, "no PostgreSQL: set DURASIM_PG_URL (make pg-up prints it)"
 	}
-	return []Mode{det, chaos}, nil
+	return []Mode{det, inproc, chaos}, nil
 }
 
 // Packages are the River packages the CLI (mainPkg) links, sorted.
@@ -128,6 +134,8 @@ func Write(w io.Writer, pkgs []string, res []Result) {
 		}
 		fmt.Fprintf(w, "  %-13s %s: %s\n", what, p.Name, p.How)
 	}
+	fmt.Fprintln(w, "The in-process mode (chaos -target river -inprocess) re-enacts none of them: River's started clients run its producer,")
+	fmt.Fprintln(w, "executor with its job timeout, batch completer, leader election, rescuer, scheduler and default retry policy, under virtual time.")
 }
 
 // short is a River package's path inside River's repository ("river"

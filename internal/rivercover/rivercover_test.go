@@ -19,11 +19,14 @@ func TestModes(t *testing.T) {
 	if got := strings.Join(m[0].Args, " "); got != "run -target river -seeds 1:8 ; run -target river -design outbox -seeds 1:2" {
 		t.Errorf("deterministic mode runs %q", got)
 	}
-	if m[1].Skip == "" || m[1].Args != nil {
-		t.Errorf("chaos without PostgreSQL: %+v, want skipped", m[1])
+	if got := strings.Join(m[1].Args, " "); m[1].Name != "inprocess" || got != "chaos -target river -inprocess -seeds 1:2 ; chaos -target river -inprocess -design effect-outside-tx -seeds 4:4 -reruns 1" {
+		t.Errorf("in-process mode runs %q", got)
 	}
-	if m, _ := Modes(8, "postgres://x"); m[1].Skip != "" || !strings.Contains(strings.Join(m[1].Args, " "), "-db postgres://x") {
-		t.Errorf("chaos with PostgreSQL: %+v", m[1])
+	if m[2].Skip == "" || m[2].Args != nil {
+		t.Errorf("chaos without PostgreSQL: %+v, want skipped", m[2])
+	}
+	if m, _ := Modes(8, "postgres://x"); m[2].Skip != "" || !strings.Contains(strings.Join(m[2].Args, " "), "-db postgres://x") {
+		t.Errorf("chaos with PostgreSQL: %+v", m[2])
 	}
 }
 
@@ -40,7 +43,7 @@ func TestWrite(t *testing.T) {
 	Write(&b, []string{riverPrefix}, []Result{{Mode: Mode{Name: "deterministic", Args: []string{"run"}}, Run: &mutation.CoverRun{Profile: prof}},
 		{Mode: Mode{Name: "chaos", Skip: "no PostgreSQL"}}})
 	out := b.String()
-	for _, want := range []string{"river ", "75.0%     3/4", " -\n", "chaos          skipped: no PostgreSQL", "re-enacted    job rescuer"} {
+	for _, want := range []string{"river ", "75.0%     3/4", " -\n", "chaos          skipped: no PostgreSQL", "re-enacted    job rescuer", "The in-process mode (chaos -target river -inprocess) re-enacts none of them"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
