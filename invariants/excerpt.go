@@ -273,23 +273,28 @@ type excerptIndex struct {
 	ents   []excerptEntry
 	heads  int                  // distinct windows: entries in slots
 	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
-	dirty  []uint16             // the words of starts with a bit set (reset clears only those)
-	// grams has bit prefix4 set for every four bytes of every secret;
-	// gramsDirty lists its words with a bit set.
-	grams      [1 << 16 / 64]uint64
-	gramsDirty []uint16
+	// grams has bit prefix4 set for every four bytes of every secret
+	// (reset clears both bitmaps whole: 16 KiB, less than keeping a list
+	// of the words set cost at every byte).
+	grams [1 << 16 / 64]uint64
 }
 
 // noteGrams sets in x.grams every four bytes of secret b.
 func (x *excerptIndex) noteGrams(b []byte) {
 	for i := 0; i+4 <= len(b); i++ {
-		g := prefix4(b[i], b[i+1], b[i+2], b[i+3])
-		if x.grams[g/64] == 0 {
-			x.gramsDirty = append(x.gramsDirty, uint16(g/64))
-		}
+		g := gram(load4(b, i))
 		x.grams[g/64] |= 1 << (g % 64)
 	}
 }
+
+// load4 is the four bytes of s at i, little-endian (one load).
+func load4[S string | []byte](s S, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// gram folds four bytes (load4) into 16 bits: prefix4 of them.
+func gram(w uint32) uint32 { return w * 0x9e3779b1 >> 16 }
 
 // excerptEntry is a window of string str starting at off (its words a
 // and b: windowWords); next is the following occurrence of the same
@@ -306,14 +311,8 @@ func (x *excerptIndex) reset() {
 	x.ents = x.ents[:0]
 	x.heads = 0
 	clear(x.slots)
-	for _, w := range x.dirty {
-		x.starts[w] = 0
-	}
-	x.dirty = x.dirty[:0]
-	for _, w := range x.gramsDirty {
-		x.grams[w] = 0
-	}
-	x.gramsDirty = x.gramsDirty[:0]
+	clear(x.starts[:])
+	clear(x.grams[:])
 }
 
 func (x *excerptIndex) empty() bool { return len(x.ents) == 0 }
@@ -336,13 +335,10 @@ func (x *excerptIndex) add(val string, id int32) {
 	// seen that no secret holds.
 	absent := -1
 	for i := 0; i+4 <= len(val); i++ {
-		g := prefix4(val[i], val[i+1], val[i+2], val[i+3])
+		g := gram(load4(val, i))
 		if x.grams[g/64]&(1<<(g%64)) == 0 {
 			absent = i
 			continue
-		}
-		if x.starts[g/64] == 0 {
-			x.dirty = append(x.dirty, uint16(g/64))
 		}
 		x.starts[g/64] |= 1 << (g % 64)
 		if w := i - (excerptWindow - 4); w > absent {
@@ -353,7 +349,7 @@ func (x *excerptIndex) add(val string, id int32) {
 
 // prefix4 folds a window's first four bytes into 16 bits.
 func prefix4(a, b, c, d byte) uint32 {
-	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24) * 0x9e3779b1 >> 16
+	return gram(uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24)
 }
 
 // insert adds window w, at off in string str: behind its head if the
