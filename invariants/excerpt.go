@@ -188,6 +188,19 @@ func joinField(outer, field string) string {
 func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) {
 	x := &s.excerpts
 	x.reset()
+	// The secrets' bytes, read once, and every four bytes of them in
+	// x.grams: a window of a string can equal a secret's only if each of
+	// its four-byte runs occurs in some secret, so add indexes no other.
+	secrets, ends := s.secretBuf[:0], s.secretEnds[:0]
+	if src := s.secrets.secrets; src != nil {
+		for k := range src.Len() {
+			from := len(secrets)
+			secrets = src.AppendSecret(secrets, k)
+			ends = append(ends, int32(len(secrets)))
+			x.noteGrams(secrets[from:])
+		}
+	}
+	s.secretBuf, s.secretEnds = secrets, ends
 	found := s.scratchFound[:0]
 	for i := range strs {
 		if flagged[i] {
@@ -200,22 +213,23 @@ func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) 
 		}
 		x.add(strs[i].val, int32(i))
 	}
-	if !x.empty() && s.secrets.secrets != nil {
-		src := s.secrets.secrets
-		for k := range src.Len() {
-			s.secretBuf = src.AppendSecret(s.secretBuf[:0], k)
-			x.scan(s.secretBuf, func(i int32) {
+	if !x.empty() {
+		from := int32(0)
+		for k, end := range ends {
+			x.scan(secrets[from:end], func(i int32) {
 				if !flagged[i] {
 					flagged[i] = true
 					found = append(found, excerptFound{str: i, secret: k})
 				}
 			})
+			from = end
 		}
 	}
 	s.scratchFound = found
 	slices.SortFunc(found, func(a, b excerptFound) int {
 		x, y := &strs[a.str], &strs[b.str]
-		return cmp.Or(cmp.Compare(x.seq, y.seq), strings.Compare(x.rootName(), y.rootName()), strings.Compare(x.val, y.val))
+		// (ties, one string in two places, keep the strings' order)
+		return cmp.Or(cmp.Compare(x.seq, y.seq), strings.Compare(x.rootName(), y.rootName()), strings.Compare(x.val, y.val), cmp.Compare(a.str, b.str))
 	})
 	for _, f := range found {
 		c := &strs[f.str]
@@ -259,8 +273,28 @@ type excerptIndex struct {
 	ents   []excerptEntry
 	heads  int                  // distinct windows: entries in slots
 	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
-	dirty  []uint16             // the words of starts with a bit set (reset clears only those)
+	// grams has bit prefix4 set for every four bytes of every secret
+	// (reset clears both bitmaps whole: 16 KiB, less than keeping a list
+	// of the words set cost at every byte).
+	grams [1 << 16 / 64]uint64
 }
+
+// noteGrams sets in x.grams every four bytes of secret b.
+func (x *excerptIndex) noteGrams(b []byte) {
+	for i := 0; i+4 <= len(b); i++ {
+		g := gram(load4(b, i))
+		x.grams[g/64] |= 1 << (g % 64)
+	}
+}
+
+// load4 is the four bytes of s at i, little-endian (one load).
+func load4[S string | []byte](s S, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// gram folds four bytes (load4) into 16 bits: prefix4 of them.
+func gram(w uint32) uint32 { return w * 0x9e3779b1 >> 16 }
 
 // excerptEntry is a window of string str starting at off (its words a
 // and b: windowWords); next is the following occurrence of the same
@@ -277,10 +311,8 @@ func (x *excerptIndex) reset() {
 	x.ents = x.ents[:0]
 	x.heads = 0
 	clear(x.slots)
-	for _, w := range x.dirty {
-		x.starts[w] = 0
-	}
-	x.dirty = x.dirty[:0]
+	clear(x.starts[:])
+	clear(x.grams[:])
 }
 
 func (x *excerptIndex) empty() bool { return len(x.ents) == 0 }
@@ -294,24 +326,30 @@ func (x *excerptIndex) add(val string, id int32) {
 	if len(val) < excerptWindow {
 		return
 	}
-	// Every four bytes of the string, not only the windows' first: scan
-	// looks at every eighth position of a text, and any window shared
-	// with it has four of its bytes there.
+	// Every four bytes of the string that some secret holds, not only
+	// the windows' first: scan looks at every eighth position of a
+	// secret, and any window shared with it has four of its bytes there.
+	// A window is indexed only if each of its nine runs of four bytes is
+	// in x.grams (noteGrams): no other can be a secret's. The window
+	// starting at w holds the runs at w..w+8; absent is the last run
+	// seen that no secret holds.
+	absent := -1
 	for i := 0; i+4 <= len(val); i++ {
-		g := prefix4(val[i], val[i+1], val[i+2], val[i+3])
-		if x.starts[g/64] == 0 {
-			x.dirty = append(x.dirty, uint16(g/64))
+		g := gram(load4(val, i))
+		if x.grams[g/64]&(1<<(g%64)) == 0 {
+			absent = i
+			continue
 		}
 		x.starts[g/64] |= 1 << (g % 64)
-	}
-	for i := 0; i+excerptWindow <= len(val); i++ {
-		x.insert(val[i:i+excerptWindow], id, int32(i))
+		if w := i - (excerptWindow - 4); w > absent {
+			x.insert(val[w:w+excerptWindow], id, int32(w))
+		}
 	}
 }
 
 // prefix4 folds a window's first four bytes into 16 bits.
 func prefix4(a, b, c, d byte) uint32 {
-	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24) * 0x9e3779b1 >> 16
+	return gram(uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24)
 }
 
 // insert adds window w, at off in string str: behind its head if the

@@ -123,6 +123,10 @@ func TestExcerptIndexAgainstBruteForce(t *testing.T) {
 		}
 		var x excerptIndex
 		x.reset()
+		// The grams of every secret, the text and another: only windows
+		// made of them are indexed.
+		x.noteGrams([]byte(text))
+		x.noteGrams([]byte(gen.Draw(t, "other secret")))
 		for i, s := range strs {
 			x.add(s, int32(i))
 		}

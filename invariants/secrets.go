@@ -34,6 +34,11 @@ type secretIndex struct {
 	buckets []bucketRef // in the order created
 	placed  []placed
 	short   []int // secrets shorter than the window: checked one by one
+	// firsts has bit gram(w) set for the first four bytes of every
+	// bucket's window w: find probes the table only at a position of the
+	// text whose four bytes have their bit set (a window equal to a
+	// bucket's starts as it does), and skips most without hashing.
+	firsts [1 << 16 / 64]uint64
 }
 
 // bucketRef is a bucket: its window, its first and last entry in placed,
@@ -72,6 +77,7 @@ func (x *secretIndex) build() {
 	x.buckets = x.buckets[:0]
 	x.placed = x.placed[:0]
 	x.short = x.short[:0]
+	clear(x.firsts[:])
 	// Sized for every secret, short ones included: building each secret
 	// once costs more than the few slots it saves.
 	long := secrets.Len()
@@ -109,6 +115,8 @@ func (x *secretIndex) build() {
 		} else {
 			ref := bucketRef{first: p, last: p, n: 1}
 			copy(ref.window[:], sec[off:off+secretWindow])
+			g := gram(load4(sec, off))
+			x.firsts[g/64] |= 1 << (g % 64)
 			x.buckets = append(x.buckets, ref)
 			x.slots[at] = int32(len(x.buckets))
 		}
@@ -198,6 +206,9 @@ func (x *secretIndex) find(text string) int {
 		return -1
 	}
 	for i := 0; i+secretWindow <= len(text); i++ {
+		if g := gram(load4(text, i)); x.firsts[g/64]&(1<<(g%64)) == 0 {
+			continue
+		}
 		b, ok := findBucket(x, text[i:i+secretWindow])
 		if !ok {
 			continue

@@ -48,7 +48,8 @@ type Suite struct {
 	scratchChecked []checked // Finish's scratch, kept for the next seed
 	scratchFlags   []bool
 	scratchFound   []excerptFound
-	secretBuf      []byte
+	secretBuf      []byte         // the secrets' bytes, one after another (finishExcerpts)
+	secretEnds     []int32        // where each secret ends in secretBuf
 	finalEffects   []model.Effect // FinalOf's buffers
 	finalCancelled []model.JobID
 

@@ -160,7 +160,18 @@ func wfBuild(w *worker) int {
 
 // wfCode states the workflow code a replay ran, for the oracle: its
 // build, the activities it marks and those it renames.
-func wfCode(code int) string {
+func wfCode(code int) string { return wfCodeText[code] }
+
+// wfCodeText is wfCode of each code, spelled once (every replay event
+// states one).
+var wfCodeText = func() (t [len(wfCodes)]string) {
+	for c := range wfCodes {
+		t[c] = spellWfCode(c)
+	}
+	return t
+}()
+
+func spellWfCode(code int) string {
 	c := wfCodes[code]
 	return "build=" + strconv.Itoa(c.build) + " marks=" + wfStageList(c.marks) + " renames=" + wfStageList(c.renames)
 }
