@@ -1,15 +1,14 @@
 package asynqchaos
 
 import (
-	"flag"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/crash/workload"
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/targetsim"
 )
@@ -17,35 +16,20 @@ import (
 // A child's command line parses back into the configuration that
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
-	for _, c := range []ChildConfig{
+	workloadtest.ArgsRoundTrip(t, []ChildConfig{
 		{Child: workload.Child{ID: 2, Incarnation: 7, Design: targetsim.KeyWithoutTenant, Kill: crash.Assignment{At: boundary.AfterCommit, Nth: 3},
 			History: "/tmp/x/w2.7.jsonl", Seed: 9, Concurrency: 3, Work: 40 * time.Millisecond}, RetryDelay: 2500 * time.Millisecond},
 		{Child: workload.Child{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, Work: time.Millisecond},
 			RetryDelay: time.Second},
-	} {
-		var got ChildConfig
-		fs := flag.NewFlagSet("child", flag.ContinueOnError)
-		got.Flags(fs)
-		if err := fs.Parse(c.Args()); err != nil {
-			t.Fatalf("%q: %v", c.Args(), err)
-		}
-		got.Redis, got.DB = c.Redis, c.DB
-		if got != c {
-			t.Errorf("%q parsed back as\n%+v, want\n%+v", c.Args(), got, c)
-		}
-	}
+	}, func(got *ChildConfig, c ChildConfig) { got.Redis, got.DB = c.Redis, c.DB })
 }
 
 // Bad child configurations are one-line errors; a kill point the design
 // does not cross, or a design asynq cannot run, is refused.
 func TestChildValidate(t *testing.T) {
-	var ok ChildConfig
-	ok.Flags(flag.NewFlagSet("child", flag.ContinueOnError))
+	ok := workloadtest.Flagged[ChildConfig]()
 	ok.Redis, ok.DB = "/tmp/r.sock", "x"
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
-	for name, mod := range map[string]func(*ChildConfig){
+	workloadtest.Refused(t, ok, ChildConfig.Validate, map[string]func(*ChildConfig){
 		"no redis":   func(c *ChildConfig) { c.Redis = "" },
 		"no db":      func(c *ChildConfig) { c.DB = "" },
 		"kill-nth 0": func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
@@ -55,13 +39,7 @@ func TestChildValidate(t *testing.T) {
 		"outbox":         func(c *ChildConfig) { c.Design = targetsim.Outbox },
 		"concurrency 0":  func(c *ChildConfig) { c.Concurrency = 0 },
 		"no retry delay": func(c *ChildConfig) { c.RetryDelay = 0 },
-	} {
-		c := ok
-		mod(&c)
-		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Validate = %v, want a one-line error", name, err)
-		}
-	}
+	})
 }
 
 // The kill points per design: a commit only where there is a
@@ -80,10 +58,7 @@ func TestPoints(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	base := DefaultConfig()
 	base.Redis, base.DB = "/tmp/r.sock", "x"
-	if err := base.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
-	for name, mod := range map[string]func(*Config){
+	workloadtest.RefusedUsage(t, base, Config.Validate, map[string]func(*Config){
 		"no redis":          func(c *Config) { c.Redis = "" },
 		"one worker":        func(c *Config) { c.Workers = 1 },
 		"all steady":        func(c *Config) { c.Steady = c.Workers },
@@ -93,14 +68,7 @@ func TestConfigValidate(t *testing.T) {
 		"zombies, no pause": func(c *Config) { c.PauseEvery = 0 },
 		"bad tz":            func(c *Config) { c.TZ = "Nowhere/Atlantis" },
 		"skew of a day":     func(c *Config) { c.ClientSkew = 24 * time.Hour },
-	} {
-		c := base
-		mod(&c)
-		err := c.Validate()
-		if _, ok := err.(*UsageError); !ok || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Validate = %v, want a one-line UsageError", name, err)
-		}
-	}
+	})
 }
 
 // asynq's rules are a valid policy, and say what the report claims: the

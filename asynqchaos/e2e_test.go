@@ -1,15 +1,12 @@
 package asynqchaos
 
 import (
-	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/internal/pgtest"
 	"github.com/durasim/durasim/internal/redistest"
-	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -20,21 +17,9 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.Redis, c.DB = redistest.Addr(t), pgtest.Fresh(t, pgtest.URL(t))
-	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
-	c.PauseEvery, c.Zombies = 0, 0
+	workloadtest.Short(&c.Config, d, kills, childFlag)
 	c.Drain, c.Timeout = 90*time.Second, 170*time.Second
-	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
 	return c
-}
-
-func run(t *testing.T, c Config) (*Report, string) {
-	t.Helper()
-	start := time.Now()
-	rep, err := Run(context.Background(), c)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return rep, workloadtest.Printed(t, rep.Report, time.Since(start))
 }
 
 // asynq's own Server and Client under SIGKILL at every point of the
@@ -46,17 +31,10 @@ func TestRunIdempotentKey(t *testing.T) {
 	t.Parallel()
 	c := shortRun(t, targetsim.IdempotentKey, 6)
 	c.PauseEvery, c.Zombies = 500*time.Millisecond, 1
-	rep, out := run(t, c)
-	if !rep.OK() || !rep.Drained {
-		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
-	}
-	workloadtest.Killed(t, rep.Report, c.Kills)
-	workloadtest.Hold(t, rep.Report, out)
+	rep, out := workloadtest.Run(t, c, Run)
+	workloadtest.Passed(t, rep.Report, out, c.Kills)
 	if rep.Takeovers < 1 {
 		t.Errorf("%d takeovers", rep.Takeovers)
-	}
-	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 || rep.MissingDocs != 0 {
-		t.Errorf("effects %d for %d completed documents (%d duplicated, %d missing)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs, rep.MissingDocs)
 	}
 	if len(rep.Zones) != 1 || rep.Zones[0] == "UTC" || rep.Scheduled == 0 {
 		t.Errorf("children's zones %v (TZ %q), %d documents scheduled by the skewed client", rep.Zones, c.TZ, rep.Scheduled)
@@ -68,11 +46,8 @@ func TestRunIdempotentKey(t *testing.T) {
 // once its lease is past, and its document gets a second effect.
 func TestRunEffectOutsideTxCaught(t *testing.T) {
 	t.Parallel()
-	rep, out := run(t, shortRun(t, targetsim.EffectOutsideTx, 4))
-	workloadtest.CaughtBy(t, rep.Report, out, invariants.TargetEffectOnce)
-	if rep.DuplicateDocs == 0 {
-		t.Errorf("no document with two effects:\n%s", out)
-	}
+	rep, out := workloadtest.Run(t, shortRun(t, targetsim.EffectOutsideTx, 4), Run)
+	workloadtest.Duplicated(t, rep.Report, out)
 }
 
 // The key without the tenant is caught with no kill at all: two tenants'
@@ -82,10 +57,8 @@ func TestRunKeyWithoutTenantCaught(t *testing.T) {
 	t.Parallel()
 	c := shortRun(t, targetsim.KeyWithoutTenant, 0)
 	c.DrainDelay = 0
-	rep, out := run(t, c)
-	if rep.OK() || !workloadtest.LineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
-		t.Fatalf("key-without-tenant not caught:\n%s", out)
-	}
+	rep, out := workloadtest.Run(t, c, Run)
+	workloadtest.Missed(t, rep.Report, out)
 }
 
 // Two runs in a row on one redis-server: the second empties the queue the
@@ -95,8 +68,8 @@ func TestRunTwiceOnOneRedis(t *testing.T) {
 	t.Parallel()
 	c := shortRun(t, targetsim.IdempotentKey, 0)
 	c.DrainDelay = 0
-	first, out := run(t, c)
-	second, out2 := run(t, c)
+	first, out := workloadtest.Run(t, c, Run)
+	second, out2 := workloadtest.Run(t, c, Run)
 	if !first.OK() || !second.OK() || second.Skipped != first.Skipped || second.CompletedDocs != first.CompletedDocs {
 		t.Fatalf("first run (%d refused, %d completed):\n%s\nsecond run (%d refused, %d completed):\n%s", first.Skipped, first.CompletedDocs, out,
 			second.Skipped, second.CompletedDocs, out2)

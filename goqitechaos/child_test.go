@@ -1,15 +1,14 @@
 package goqitechaos
 
 import (
-	"flag"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/crash/workload"
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/targetsim"
 )
@@ -17,36 +16,21 @@ import (
 // A child's command line parses back into the configuration that
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
-	for _, c := range []ChildConfig{
+	workloadtest.ArgsRoundTrip(t, []ChildConfig{
 		{Child: workload.Child{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, Kill: crash.Assignment{At: boundary.BeforeCommit, Nth: 3},
 			History: "/tmp/x/w2.7.jsonl", Seed: 9, Concurrency: 3, Work: 40 * time.Millisecond},
 			MaxAttempts: 4, Visibility: 3 * time.Second, JobTimeout: time.Second, RetryBase: 50 * time.Millisecond, RetryCap: 2 * time.Second},
 		{Child: workload.Child{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, Work: time.Millisecond},
 			MaxAttempts: 1, Visibility: time.Second, JobTimeout: 500 * time.Millisecond, RetryBase: time.Millisecond, RetryCap: time.Millisecond},
-	} {
-		var got ChildConfig
-		fs := flag.NewFlagSet("child", flag.ContinueOnError)
-		got.Flags(fs)
-		if err := fs.Parse(c.Args()); err != nil {
-			t.Fatalf("%q: %v", c.Args(), err)
-		}
-		got.DB = c.DB
-		if got != c {
-			t.Errorf("%q parsed back as\n%+v, want\n%+v", c.Args(), got, c)
-		}
-	}
+	}, func(got *ChildConfig, c ChildConfig) { got.DB = c.DB })
 }
 
 // Bad child configurations are one-line errors; a kill point the design
 // does not cross is refused.
 func TestChildValidate(t *testing.T) {
-	var ok ChildConfig
-	ok.Flags(flag.NewFlagSet("child", flag.ContinueOnError))
+	ok := workloadtest.Flagged[ChildConfig]()
 	ok.DB = "/tmp/x.db"
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
-	for name, mod := range map[string]func(*ChildConfig){
+	workloadtest.Refused(t, ok, ChildConfig.Validate, map[string]func(*ChildConfig){
 		"no db":               func(c *ChildConfig) { c.DB = "" },
 		"kill-nth 0":          func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
 		"timeout past goqite": func(c *ChildConfig) { c.JobTimeout = c.Visibility },
@@ -55,37 +39,20 @@ func TestChildValidate(t *testing.T) {
 			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.AfterCommit, Nth: 1}
 		},
 		"outbox": func(c *ChildConfig) { c.Design = targetsim.Outbox },
-	} {
-		c := ok
-		mod(&c)
-		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Validate = %v, want a one-line error", name, err)
-		}
-	}
+	})
 }
 
 // A run's bad settings are one-line usage errors, before anything
 // starts.
 func TestConfigValidate(t *testing.T) {
-	base := DefaultConfig()
-	if err := base.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
-	for name, mod := range map[string]func(*Config){
+	workloadtest.RefusedUsage(t, DefaultConfig(), Config.Validate, map[string]func(*Config){
 		"one worker":        func(c *Config) { c.Workers = 1 },
 		"outbox":            func(c *Config) { c.Design = targetsim.Outbox },
 		"job past timeout":  func(c *Config) { c.JobTimeout = c.Visibility },
 		"short freeze":      func(c *Config) { c.MaxFreeze = c.Visibility },
 		"zombies, no pause": func(c *Config) { c.PauseEvery = 0 },
 		"retry cap < base":  func(c *Config) { c.RetryCap = c.RetryBase / 2 },
-	} {
-		c := base
-		mod(&c)
-		err := c.Validate()
-		if _, ok := err.(*UsageError); !ok || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Validate = %v, want a one-line UsageError", name, err)
-		}
-	}
+	})
 }
 
 // The kill points per design: DeleteTx in the handler's transaction only

@@ -2,14 +2,12 @@ package goqitechaos
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/durasim/durasim/crash/workload/workloadtest"
-	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -20,21 +18,9 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.DB = filepath.Join(t.TempDir(), "goqite.db")
-	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
-	c.PauseEvery, c.Zombies = 0, 0
+	workloadtest.Short(&c.Config, d, kills, childFlag)
 	c.Drain, c.Timeout = 30*time.Second, 60*time.Second
-	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
 	return c
-}
-
-func run(t *testing.T, c Config) (*Report, string) {
-	t.Helper()
-	start := time.Now()
-	rep, err := Run(context.Background(), c)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return rep, workloadtest.Printed(t, rep, time.Since(start))
 }
 
 // goqite's own queue API under SIGKILL at every point of the correct
@@ -46,17 +32,10 @@ func TestRunTxChecked(t *testing.T) {
 	t.Parallel()
 	c := shortRun(t, targetsim.TxChecked, 8)
 	c.PauseEvery, c.Zombies = 300*time.Millisecond, 1
-	rep, out := run(t, c)
-	if !rep.OK() || !rep.Drained {
-		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
-	}
-	workloadtest.Killed(t, rep, c.Kills)
-	workloadtest.Hold(t, rep, out)
+	rep, out := workloadtest.Run(t, c, Run)
+	workloadtest.Passed(t, rep, out, c.Kills)
 	if rep.Takeovers < 1 {
 		t.Errorf("%d takeovers", rep.Takeovers)
-	}
-	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 || rep.MissingDocs != 0 {
-		t.Errorf("effects %d for %d completed documents (%d duplicated, %d missing)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs, rep.MissingDocs)
 	}
 }
 
@@ -66,11 +45,8 @@ func TestRunTxChecked(t *testing.T) {
 // effect.
 func TestRunEffectOutsideTxCaught(t *testing.T) {
 	t.Parallel()
-	rep, out := run(t, shortRun(t, targetsim.EffectOutsideTx, 4))
-	workloadtest.CaughtBy(t, rep, out, invariants.TargetEffectOnce)
-	if rep.DuplicateDocs == 0 {
-		t.Errorf("no document with two effects:\n%s", out)
-	}
+	rep, out := workloadtest.Run(t, shortRun(t, targetsim.EffectOutsideTx, 4), Run)
+	workloadtest.Duplicated(t, rep, out)
 }
 
 // The key without the tenant is caught with no kill at all: two tenants'
@@ -78,11 +54,8 @@ func TestRunEffectOutsideTxCaught(t *testing.T) {
 // written though its message was deleted.
 func TestRunKeyWithoutTenantCaught(t *testing.T) {
 	t.Parallel()
-	rep, out := run(t, shortRun(t, targetsim.KeyWithoutTenant, 0))
-	if rep.OK() || !workloadtest.LineHas(out, invariants.TargetEffectOnce+" ", "VIOLATED") || rep.MissingDocs == 0 {
-		t.Fatalf("key-without-tenant not caught:\n%s", out)
-	}
-	os.RemoveAll(rep.Dir)
+	rep, out := workloadtest.Run(t, shortRun(t, targetsim.KeyWithoutTenant, 0), Run)
+	workloadtest.Missed(t, rep, out)
 }
 
 // Bad input is a one-line UsageError before anything starts; a database

@@ -28,13 +28,17 @@ type Written struct {
 
 // Files renders the scenario in language l: its report and its charts.
 // w says which other files are written with it, for the report's links.
-func (b *Built) Files(l Lang, w Written) ([]File, error) {
-	charts, err := b.charts(l)
+func (b *Built) Files(l Lang, w Written) ([]File, error) { return reportFiles(b, l, w) }
+
+// reportFiles renders report r in language l: its Markdown and its
+// charts.
+func reportFiles(r Report, l Lang, w Written) ([]File, error) {
+	charts, err := r.charts(l)
 	if err != nil {
 		return nil, err
 	}
 	dir := string(l) + "/"
-	files := []File{{Path: dir + b.Scenario.Name + ".md", Data: []byte(b.report(l, charts, w))}}
+	files := []File{{Path: dir + r.Name() + ".md", Data: []byte(r.render(l, charts, w, nil))}}
 	for _, c := range charts {
 		files = append(files, File{Path: dir + "charts/" + c.Name, Data: c.SVG})
 	}

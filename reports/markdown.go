@@ -49,12 +49,6 @@ func escapeAll(xs []string) []string {
 	return out
 }
 
-// report renders the scenario's Markdown in language l; charts are the
-// files it links to (under charts/).
-func (b *Built) report(l Lang, charts []chartFile, w Written) string {
-	return b.render(l, charts, w, nil)
-}
-
 // render writes the report; with site parts, the Markdown the site's page
 // is converted from (see site.go).
 func (b *Built) render(l Lang, charts []chartFile, w Written, site *siteParts) string {
@@ -122,6 +116,41 @@ func (p *page) verdictLine(passed bool, held, total int, holds string) {
 	p.line("> **", l.t("Resultado: NÃO confere", "Verdict: does NOT hold"), "** — ",
 		fmt.Sprint(held), l.t(" de ", " of "), checks,
 		l.t(" valem; veja as marcadas com ✗ abaixo.", " hold; see the ones marked ✗ below."))
+}
+
+// reportCheck is one check of a target report (the River report, the
+// side-by-side one) and its result.
+type reportCheck struct {
+	says string // in the language the checks were listed in
+	ok   bool
+	got  string // what failed, when it did
+}
+
+// heldOf counts the checks that held, and all of them.
+func heldOf(checks []reportCheck) (held, total int) {
+	for _, c := range checks {
+		total++
+		if c.ok {
+			held++
+		}
+	}
+	return held, total
+}
+
+// checkTable is a target report's checks: what must hold, and ✓ or what
+// failed.
+func (p *page) checkTable(checks []reportCheck) {
+	l := p.l
+	p.h3(l.t("Verificações", "Checks"))
+	var rows [][]string
+	for _, c := range checks {
+		mark := "✓"
+		if !c.ok {
+			mark = "✗ " + code(c.got)
+		}
+		rows = append(rows, []string{c.says, mark})
+	}
+	p.table([]string{l.t("o que deve valer", "what must hold"), l.t("resultado", "result")}, rows)
 }
 
 // setup is the configuration table, and what each arm changes.

@@ -23,6 +23,9 @@ type Report interface {
 	arms() string
 	// charts renders its charts in language l.
 	charts(l Lang) ([]chartFile, error)
+	// render writes its Markdown in language l, linking to charts; with
+	// site parts, the Markdown its site page is converted from (site.go).
+	render(l Lang, charts []chartFile, w Written, site *siteParts) string
 }
 
 // Reports is the whole set in index order: the scenarios, then the River

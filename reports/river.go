@@ -249,35 +249,28 @@ func docEffects(res *targetsim.Result) (docs []string, effects map[string]int) {
 	return docs, effects
 }
 
-// riverCheck is one check of the River report and its result.
-type riverCheck struct {
-	says string // in the language the checks were listed in
-	ok   bool
-	got  string // what failed, when it did
-}
-
 // checks lists the report's checks: every correct design passes its
 // seeds, every naive one is caught, the documented pattern shows in its
 // counterexample, and the designs that fix it pass its plan.
-func (rv *River) checks(l Lang) []riverCheck {
-	var out []riverCheck
+func (rv *River) checks(l Lang) []reportCheck {
+	var out []reportCheck
 	for _, sw := range rv.Designs {
 		d := sw.Design
 		if d.Correct() {
-			c := riverCheck{says: fmt.Sprintf(l.t("%s passa nas sementes 1 a %d", "%s passes seeds 1 to %d"), code(d.String()), rv.Seeds), ok: sw.Caught == nil}
+			c := reportCheck{says: fmt.Sprintf(l.t("%s passa nas sementes 1 a %d", "%s passes seeds 1 to %d"), code(d.String()), rv.Seeds), ok: sw.Caught == nil}
 			if !c.ok {
 				c.got = fmt.Sprintf(l.t("falha na semente %d: %s", "fails seed %d: %s"), sw.Caught.Seed, sw.Check)
 			}
 			out = append(out, c)
 			continue
 		}
-		c := riverCheck{says: fmt.Sprintf(l.t("%s é pega numa semente de 1 a %d", "%s is caught on a seed from 1 to %d"), code(d.String()), rv.Naive), ok: sw.Caught != nil}
+		c := reportCheck{says: fmt.Sprintf(l.t("%s é pega numa semente de 1 a %d", "%s is caught on a seed from 1 to %d"), code(d.String()), rv.Naive), ok: sw.Caught != nil}
 		if !c.ok {
 			c.got = l.t("nenhuma semente falhou", "no seed failed")
 		}
 		out = append(out, c)
 	}
-	pat := riverCheck{says: l.t("o contraexemplo reduzido de `tx-as-documented` mostra o relatório de falha de uma tentativa superada aplicado à tentativa seguinte, cujo JobCompleteTx devolve o job sem erro e não concluído",
+	pat := reportCheck{says: l.t("o contraexemplo reduzido de `tx-as-documented` mostra o relatório de falha de uma tentativa superada aplicado à tentativa seguinte, cujo JobCompleteTx devolve o job sem erro e não concluído",
 		"`tx-as-documented`'s shrunk counterexample shows a superseded attempt's failure report applied to the next attempt, whose JobCompleteTx returns the job without an error and not completed"), ok: rv.Pattern != nil}
 	switch {
 	case rv.Documented == nil:
@@ -286,7 +279,7 @@ func (rv *River) checks(l Lang) []riverCheck {
 		pat.got = rv.PatternErr
 	}
 	out = append(out, pat)
-	fix := riverCheck{says: l.t("no mesmo plano, as três arquiteturas corretas passam, e `tx-checked` desfaz ao menos uma conclusão que não é a sua",
+	fix := reportCheck{says: l.t("no mesmo plano, as três arquiteturas corretas passam, e `tx-checked` desfaz ao menos uma conclusão que não é a sua",
 		"on the same plan the three correct designs pass, and `tx-checked` rolls back at least one completion that is not its own"), ok: len(rv.Contrast) == len(contrastDesigns)}
 	for _, c := range rv.Contrast[min(1, len(rv.Contrast)):] {
 		if inv := c.Result.FirstHandler(); inv != "" {
@@ -303,15 +296,7 @@ func (rv *River) checks(l Lang) []riverCheck {
 }
 
 // Held counts the checks that held, and all of them.
-func (rv *River) Held() (held, total int) {
-	for _, c := range rv.checks(En) {
-		total++
-		if c.ok {
-			held++
-		}
-	}
-	return held, total
-}
+func (rv *River) Held() (held, total int) { return heldOf(rv.checks(En)) }
 
 // Passed reports whether every check held.
 func (rv *River) Passed() bool {

@@ -91,6 +91,25 @@ func bolds(t *testing.T, l Lang, s string) []int64 {
 	return out
 }
 
+// boldsAre fails t unless the bold numbers of sentence s are want, in
+// order.
+func boldsAre(t *testing.T, l Lang, s string, want []int64) {
+	t.Helper()
+	if got := bolds(t, l, s); !slices.Equal(got, want) {
+		t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
+	}
+}
+
+// columnSum adds up the numbers of a table's column named name.
+func columnSum(t *testing.T, l Lang, head []string, rows [][]string, name string) int64 {
+	t.Helper()
+	n, c := int64(0), column(t, head, name)
+	for _, r := range rows {
+		n += atoi(t, l, r[c])
+	}
+	return n
+}
+
 func atoi(t *testing.T, l Lang, s string) int64 {
 	t.Helper()
 	n, ok := parseFigure(l, strings.Trim(s, "`*"))
@@ -182,9 +201,7 @@ func TestRiverDesignSentence(t *testing.T) {
 				t.Errorf("%s: %q leaves out %s or its check %s", l, s, r.design, r.check)
 			}
 		}
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		for _, r := range correct {
 			if r.ran != correct[0].ran {
 				t.Errorf("%s: %s ran 1–%d, the others 1–%d", l, r.design, r.ran, correct[0].ran)
@@ -206,16 +223,24 @@ func TestRiverDesignSentence(t *testing.T) {
 		if bad > 0 {
 			want = []int64{bad, runs}
 		}
-		if got := bolds(t, l, q); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, q, got, want)
-		}
+		boldsAre(t, l, q, want)
 	}
 }
 
 // TestRiverVerdict holds the verdict line to the checks table.
 func TestRiverVerdict(t *testing.T) {
+	verdictHolds(t, RiverName, riverText)
+	if !river(t).Passed() {
+		t.Errorf("the River report does not hold: %v", river(t).checks(En))
+	}
+}
+
+// verdictHolds holds the verdict line of report name, whose text is
+// text(t, l), to its checks table, in each language.
+func verdictHolds(t *testing.T, name string, text func(*testing.T, Lang) string) {
+	t.Helper()
 	for _, l := range Langs() {
-		text := riverText(t, l)
+		text := text(t, l)
 		_, rows := mdTable(t, text, "### "+l.t("Verificações", "Checks"))
 		held := 0
 		for _, r := range rows {
@@ -223,7 +248,7 @@ func TestRiverVerdict(t *testing.T) {
 				held++
 			}
 		}
-		verdict := section(text, reportHeader(l, RiverName, Written{Langs: Langs(), Index: true}))[0]
+		verdict := section(text, reportHeader(l, name, Written{Langs: Langs(), Index: true}))[0]
 		want := fmt.Sprintf(l.t("(%d de %d verificações)", "(%d of %d checks)"), held, len(rows))
 		if held != len(rows) {
 			want = fmt.Sprintf(l.t("%d de %d verificações valem", "%d of %d checks hold"), held, len(rows))
@@ -231,9 +256,6 @@ func TestRiverVerdict(t *testing.T) {
 		if !strings.Contains(verdict, want) {
 			t.Errorf("%s: verdict %q, the checks table has %d of %d", l, verdict, held, len(rows))
 		}
-	}
-	if !river(t).Passed() {
-		t.Errorf("the River report does not hold: %v", river(t).checks(En))
 	}
 }
 
@@ -244,13 +266,7 @@ func TestRiverExposureSentence(t *testing.T) {
 		text := riverText(t, l)
 		heading := "## " + l.t("Exposição: dois workers no mesmo job", "Exposure: two workers on one job")
 		head, rows := mdTable(t, text, heading)
-		sum := func(name string) int64 {
-			n, c := int64(0), column(t, head, name)
-			for _, r := range rows {
-				n += atoi(t, l, r[c])
-			}
-			return n
-		}
+		sum := func(name string) int64 { return columnSum(t, l, head, rows, name) }
 		runs := sum(l.t("sementes", "seeds"))
 		want := []int64{runs, sum(l.t("sobreposições", "overlaps")), sum(l.t("sementes com alguma", "seeds with one")),
 			sum(l.t("contextos expirados", "contexts expired")), sum(l.t("gravações de zumbi", "zombie writes"))}
@@ -258,9 +274,7 @@ func TestRiverExposureSentence(t *testing.T) {
 			want = append(want, f)
 		}
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		if !strings.Contains(text, fmt.Sprintf(l.t("nas %s das arquiteturas corretas:", "in the %s of the correct designs:"),
 			l.count(int(runs), "execução", "execuções", "run", "runs"))) {
 			t.Errorf("%s: the fault table does not count the %d runs of the exposure table", l, runs)
@@ -293,9 +307,7 @@ func TestRiverRemedySentence(t *testing.T) {
 		checked, docu := byDesign[targetsim.TxChecked.String()], byDesign[targetsim.TxAsDocumented.String()]
 		want := []int64{atoi(t, l, checked[eff]), atoi(t, l, docu[eff]), atoi(t, l, checked[stale]), int64(len(rows) - 1), pass}
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		if doc := strings.TrimPrefix(head[eff], l.t("efeitos de ", "effects of ")); !strings.Contains(s, doc) {
 			t.Errorf("%s: %q does not name the table's document %s", l, s, doc)
 		}

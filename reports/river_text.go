@@ -16,28 +16,10 @@ import (
 
 // Files renders the River report in language l: the report and its
 // charts.
-func (rv *River) Files(l Lang, w Written) ([]File, error) {
-	charts, err := rv.charts(l)
-	if err != nil {
-		return nil, err
-	}
-	dir := string(l) + "/"
-	files := []File{{Path: dir + RiverName + ".md", Data: []byte(rv.render(l, charts, w, nil))}}
-	for _, c := range charts {
-		files = append(files, File{Path: dir + "charts/" + c.Name, Data: c.SVG})
-	}
-	return files, nil
-}
+func (rv *River) Files(l Lang, w Written) ([]File, error) { return reportFiles(rv, l, w) }
 
 // SiteFile renders the River report as a page of the site.
-func (rv *River) SiteFile(l Lang, w Written) (File, error) {
-	charts, err := rv.charts(l)
-	if err != nil {
-		return File{}, err
-	}
-	parts := &siteParts{l: l, scenario: RiverName}
-	return sitePageFile(l, RiverName, rv.Title(l), rv.render(l, charts, w, parts), parts)
-}
+func (rv *River) SiteFile(l Lang, w Written) (File, error) { return reportSiteFile(rv, l, w) }
 
 func (rv *River) render(l Lang, charts []chartFile, w Written, site *siteParts) string {
 	p := &page{l: l, site: site}
@@ -59,20 +41,10 @@ func (rv *River) render(l Lang, charts []chartFile, w Written, site *siteParts) 
 }
 
 func (p *page) riverVerdict(rv *River) {
-	l := p.l
 	held, total := rv.Held()
-	checks := l.count(total, "verificação", "verificações", "check", "checks")
-	p.line()
-	if rv.Passed() {
-		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ",
-			l.t("as arquiteturas corretas passam em todas as sementes, cada arquitetura ingênua é pega, e o contraexemplo do padrão documentado mostra o mecanismo descrito abaixo",
-				"the correct designs pass every seed, each naive design is caught, and the documented pattern's counterexample shows the mechanism described below"),
-			" (", fmt.Sprint(held), l.t(" de ", " of "), checks, ").")
-		return
-	}
-	p.line("> **", l.t("Resultado: NÃO confere", "Verdict: does NOT hold"), "** — ",
-		fmt.Sprint(held), l.t(" de ", " of "), checks,
-		l.t(" valem; veja as marcadas com ✗ abaixo.", " hold; see the ones marked ✗ below."))
+	p.verdictLine(rv.Passed(), held, total,
+		p.l.t("as arquiteturas corretas passam em todas as sementes, cada arquitetura ingênua é pega, e o contraexemplo do padrão documentado mostra o mecanismo descrito abaixo",
+			"the correct designs pass every seed, each naive design is caught, and the documented pattern's counterexample shows the mechanism described below"))
 }
 
 // riverPromises is what River says it does, quoted from its source.
@@ -272,16 +244,7 @@ func (p *page) riverDesigns(rv *River) {
 			p.violationItem(code(sw.Design.String())+": ", sw.Shrunk.Result.First(sw.Check))
 		}
 	}
-	p.h3(l.t("Verificações", "Checks"))
-	var crows [][]string
-	for _, c := range rv.checks(l) {
-		mark := "✓"
-		if !c.ok {
-			mark = "✗ " + code(c.got)
-		}
-		crows = append(crows, []string{c.says, mark})
-	}
-	p.table([]string{l.t("o que deve valer", "what must hold"), l.t("resultado", "result")}, crows)
+	p.checkTable(rv.checks(l))
 }
 
 func promiseText(l Lang, d targetsim.Design) string {

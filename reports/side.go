@@ -263,21 +263,18 @@ func (s *Side) goqiteSweep(d targetsim.Design) DesignSweep {
 	return DesignSweep{Design: d}
 }
 
-// sideCheck is one check of the side-by-side report.
-type sideCheck = riverCheck
-
 // checks lists the report's checks: on each library, every correct
 // design passes and every naive one is caught; every finding with a run
 // shows its check.
-func (s *Side) checks(l Lang) []sideCheck {
-	var out []sideCheck
+func (s *Side) checks(l Lang) []reportCheck {
+	var out []reportCheck
 	for _, lib := range libraries {
 		for _, d := range targetsim.Designs() {
 			v, ok := s.verdict(lib, d)
 			if !ok {
 				continue
 			}
-			c := sideCheck{ok: v.correct == (v.caught == "")}
+			c := reportCheck{ok: v.correct == (v.caught == "")}
 			if v.correct {
 				c.says = fmt.Sprintf(l.t("no %s, %s (correta ali) passa", "on %s, %s (correct there) passes"), lib, code(d.String()))
 				if !c.ok {
@@ -296,7 +293,7 @@ func (s *Side) checks(l Lang) []sideCheck {
 		if f.Check == "" {
 			continue
 		}
-		out = append(out, sideCheck{says: fmt.Sprintf(l.t("o achado do %s reproduz %s", "%s's finding reproduces %s"), f.Lib, code(f.Check)), ok: f.Shown, got: f.Missing})
+		out = append(out, reportCheck{says: fmt.Sprintf(l.t("o achado do %s reproduz %s", "%s's finding reproduces %s"), f.Lib, code(f.Check)), ok: f.Shown, got: f.Missing})
 	}
 	return out
 }
@@ -341,15 +338,7 @@ func (s *Side) verdict(lib string, d targetsim.Design) (libVerdict, bool) {
 }
 
 // Held counts the checks that held, and all of them.
-func (s *Side) Held() (held, total int) {
-	for _, c := range s.checks(En) {
-		total++
-		if c.ok {
-			held++
-		}
-	}
-	return held, total
-}
+func (s *Side) Held() (held, total int) { return heldOf(s.checks(En)) }
 
 // Passed reports whether every check held.
 func (s *Side) Passed() bool {

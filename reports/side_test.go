@@ -63,9 +63,7 @@ func TestSideDesignSentence(t *testing.T) {
 			want = append(want, passed, correct, caught, naive)
 		}
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		for _, lib := range libraries {
 			if !strings.Contains(s, lib) {
 				t.Errorf("%s: %q leaves out %s", l, s, lib)
@@ -105,9 +103,7 @@ func TestSideFindingSentence(t *testing.T) {
 		}
 		want = append(want, shown, plain)
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 	}
 }
 
@@ -128,9 +124,7 @@ func TestSideOwnSentence(t *testing.T) {
 			}
 		}
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		for _, r := range rows {
 			for j := 2; j < len(head); j++ {
 				if n, ok := parseFigure(l, r[j]); ok && n > 0 && !strings.Contains(s, head[j]) {
@@ -152,19 +146,11 @@ func TestSideAsynqSentence(t *testing.T) {
 		text := sideText(t, l)
 		heading := "## " + l.t("De onde vêm os números do asynq", "Where the asynq figures come from")
 		head, rows := mdTable(t, text, heading)
-		sum := func(name string) int64 {
-			n, c := int64(0), column(t, head, name)
-			for _, r := range rows {
-				n += atoi(t, l, r[c])
-			}
-			return n
-		}
+		sum := func(name string) int64 { return columnSum(t, l, head, rows, name) }
 		want := []int64{int64(len(rows)), sum(l.t("quedas", "kills")), sum(l.t("zumbis retomados", "zombies taken over")),
 			sum(l.t("sobreposições", "overlaps")), sum(l.t("gravações de zumbi", "zombie writes"))}
 		s := lineAfter(t, text, heading, 0)
-		if got := bolds(t, l, s); !slices.Equal(got, want) {
-			t.Errorf("%s: %q: numbers %v, the table says %v", l, s, got, want)
-		}
+		boldsAre(t, l, s, want)
 		if !strings.Contains(s, "TZ="+rec.Runs[0].TZ) {
 			t.Errorf("%s: %q does not give the recording's TZ %s", l, s, rec.Runs[0].TZ)
 		}
@@ -193,24 +179,7 @@ func TestSideAsynqSentence(t *testing.T) {
 // TestSideVerdict holds the verdict line to the checks table, and the
 // report to its checks.
 func TestSideVerdict(t *testing.T) {
-	for _, l := range Langs() {
-		text := sideText(t, l)
-		_, rows := mdTable(t, text, "### "+l.t("Verificações", "Checks"))
-		held := 0
-		for _, r := range rows {
-			if r[1] == "✓" {
-				held++
-			}
-		}
-		verdict := section(text, reportHeader(l, SideName, Written{Langs: Langs(), Index: true}))[0]
-		want := fmt.Sprintf(l.t("(%d de %d verificações)", "(%d of %d checks)"), held, len(rows))
-		if held != len(rows) {
-			want = fmt.Sprintf(l.t("%d de %d verificações valem", "%d of %d checks hold"), held, len(rows))
-		}
-		if !strings.Contains(verdict, want) {
-			t.Errorf("%s: verdict %q, the checks table has %d of %d", l, verdict, held, len(rows))
-		}
-	}
+	verdictHolds(t, SideName, sideText)
 	if !side(t).Passed() {
 		t.Errorf("the side-by-side report does not hold: %v", side(t).checks(En))
 	}

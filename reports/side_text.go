@@ -16,28 +16,10 @@ import (
 // facts.
 
 // Files renders the report in language l: the report and its chart.
-func (s *Side) Files(l Lang, w Written) ([]File, error) {
-	charts, err := s.charts(l)
-	if err != nil {
-		return nil, err
-	}
-	dir := string(l) + "/"
-	files := []File{{Path: dir + SideName + ".md", Data: []byte(s.render(l, charts, w, nil))}}
-	for _, c := range charts {
-		files = append(files, File{Path: dir + "charts/" + c.Name, Data: c.SVG})
-	}
-	return files, nil
-}
+func (s *Side) Files(l Lang, w Written) ([]File, error) { return reportFiles(s, l, w) }
 
 // SiteFile renders the report as a page of the site.
-func (s *Side) SiteFile(l Lang, w Written) (File, error) {
-	charts, err := s.charts(l)
-	if err != nil {
-		return File{}, err
-	}
-	parts := &siteParts{l: l, scenario: SideName}
-	return sitePageFile(l, SideName, s.Title(l), s.render(l, charts, w, parts), parts)
-}
+func (s *Side) SiteFile(l Lang, w Written) (File, error) { return reportSiteFile(s, l, w) }
 
 func (s *Side) render(l Lang, charts []chartFile, w Written, site *siteParts) string {
 	p := &page{l: l, site: site}
@@ -57,19 +39,10 @@ func (s *Side) render(l Lang, charts []chartFile, w Written, site *siteParts) st
 }
 
 func (p *page) sideVerdict(s *Side) {
-	l := p.l
 	held, total := s.Held()
-	checks := l.count(total, "verificação", "verificações", "check", "checks")
-	p.line()
-	if s.Passed() {
-		p.line("> **", l.t("Resultado: confere", "Verdict: holds"), "** — ",
-			l.t("em cada biblioteca as arquiteturas corretas ali passam, as ingênuas são pegas, e cada achado com execução se reproduz",
-				"on each library the designs correct there pass, the naive ones are caught, and every finding with a run reproduces"),
-			" (", fmt.Sprint(held), l.t(" de ", " of "), checks, ").")
-		return
-	}
-	p.line("> **", l.t("Resultado: NÃO confere", "Verdict: does NOT hold"), "** — ", fmt.Sprint(held), l.t(" de ", " of "), checks,
-		l.t(" valem; veja as marcadas com ✗ abaixo.", " hold; see the ones marked ✗ below."))
+	p.verdictLine(s.Passed(), held, total,
+		p.l.t("em cada biblioteca as arquiteturas corretas ali passam, as ingênuas são pegas, e cada achado com execução se reproduz",
+			"on each library the designs correct there pass, the naive ones are caught, and every finding with a run reproduces"))
 }
 
 // sideSetup is the one workload and fault mix, per library.
@@ -547,14 +520,5 @@ func (p *page) sideReproduce(s *Side) {
 	p.line("make asynq-record                                  ", l.t("# grava de novo ", "# records ")+AsynqFile)
 	p.line("make river-repro goqite-repro asynq-repro          ", l.t("# os testes Go simples", "# the plain Go tests"))
 	p.line("```")
-	p.h3(l.t("Verificações", "Checks"))
-	var rows [][]string
-	for _, c := range s.checks(l) {
-		mark := "✓"
-		if !c.ok {
-			mark = "✗ " + code(c.got)
-		}
-		rows = append(rows, []string{c.says, mark})
-	}
-	p.table([]string{l.t("o que deve valer", "what must hold"), l.t("resultado", "result")}, rows)
+	p.checkTable(s.checks(l))
 }

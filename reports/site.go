@@ -57,13 +57,16 @@ var placeholder = regexp.MustCompile(`<!--durasim:block:(\d+)-->\n?`)
 
 // SiteFile renders the scenario's report in language l as a page of the
 // site: site/<lang>/<scenario>.html.
-func (b *Built) SiteFile(l Lang, w Written) (File, error) {
-	charts, err := b.charts(l)
+func (b *Built) SiteFile(l Lang, w Written) (File, error) { return reportSiteFile(b, l, w) }
+
+// reportSiteFile renders report r in language l as a page of the site.
+func reportSiteFile(r Report, l Lang, w Written) (File, error) {
+	charts, err := r.charts(l)
 	if err != nil {
 		return File{}, err
 	}
-	parts := &siteParts{l: l, scenario: b.Scenario.Name}
-	return sitePageFile(l, b.Scenario.Name, b.Title(l), b.render(l, charts, w, parts), parts)
+	parts := &siteParts{l: l, scenario: r.Name()}
+	return sitePageFile(l, r.Name(), r.Title(l), r.render(l, charts, w, parts), parts)
 }
 
 // sitePageFile converts a report's Markdown, rendered with parts, to its

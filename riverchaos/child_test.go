@@ -1,7 +1,6 @@
 package riverchaos
 
 import (
-	"flag"
 	"slices"
 	"strings"
 	"testing"
@@ -10,42 +9,28 @@ import (
 	"github.com/durasim/durasim/boundary"
 	"github.com/durasim/durasim/crash"
 	"github.com/durasim/durasim/crash/workload"
+	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/targetsim"
 )
 
 // A child's command line parses back into the configuration that
 // printed it.
 func TestChildArgsRoundTrip(t *testing.T) {
-	for _, c := range []ChildConfig{
+	workloadtest.ArgsRoundTrip(t, []ChildConfig{
 		{Child: workload.Child{ID: 2, Incarnation: 7, Design: targetsim.TxAsDocumented, Kill: crash.Assignment{At: boundary.BeforeCommit, Nth: 3},
 			History: "/tmp/x/w2.7.jsonl", Seed: 9, Concurrency: 3, Work: 40 * time.Millisecond}, NoLead: true,
 			MaxAttempts: 4, RescueAfter: 2500 * time.Millisecond, JobTimeout: time.Second, RetryCap: time.Second},
 		{Child: workload.Child{Design: targetsim.EffectOutsideTx, Kill: crash.Assignment{Nth: 1}, Seed: 1, Concurrency: 1, Work: time.Millisecond},
 			MaxAttempts: 1, RescueAfter: 3 * time.Second, JobTimeout: 2 * time.Second, RetryCap: 2 * time.Second},
-	} {
-		var got ChildConfig
-		fs := flag.NewFlagSet("child", flag.ContinueOnError)
-		got.Flags(fs)
-		if err := fs.Parse(c.Args()); err != nil {
-			t.Fatalf("%q: %v", c.Args(), err)
-		}
-		got.DB = c.DB
-		if got != c {
-			t.Errorf("%q parsed back as\n%+v, want\n%+v", c.Args(), got, c)
-		}
-	}
+	}, func(got *ChildConfig, c ChildConfig) { got.DB = c.DB })
 }
 
 // Bad child configurations are one-line errors; a kill point the design
 // does not cross is refused.
 func TestChildValidate(t *testing.T) {
-	var ok ChildConfig
-	ok.Flags(flag.NewFlagSet("child", flag.ContinueOnError))
+	ok := workloadtest.Flagged[ChildConfig]()
 	ok.DB = "x"
-	if err := ok.Validate(); err != nil {
-		t.Fatalf("defaults: %v", err)
-	}
-	for name, mod := range map[string]func(*ChildConfig){
+	workloadtest.Refused(t, ok, ChildConfig.Validate, map[string]func(*ChildConfig){
 		"no db":               func(c *ChildConfig) { c.DB = "" },
 		"kill-nth 0":          func(c *ChildConfig) { c.Kill = crash.Assignment{At: boundary.AfterFetch} },
 		"timeout past rescue": func(c *ChildConfig) { c.JobTimeout = c.RescueAfter },
@@ -53,13 +38,7 @@ func TestChildValidate(t *testing.T) {
 			c.Design, c.Kill = targetsim.EffectOutsideTx, crash.Assignment{At: boundary.BeforeCommit, Nth: 1}
 		},
 		"workers 0": func(c *ChildConfig) { c.Concurrency = 0 },
-	} {
-		c := ok
-		mod(&c)
-		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: Validate = %v, want a one-line error", name, err)
-		}
-	}
+	})
 }
 
 // The kill points per design: JobCompleteTx only in the transactional

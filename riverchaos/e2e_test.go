@@ -3,14 +3,12 @@ package riverchaos
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/durasim/durasim/crash/workload/workloadtest"
 	"github.com/durasim/durasim/internal/pgtest"
-	"github.com/durasim/durasim/invariants"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -22,10 +20,9 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 	t.Helper()
 	c := DefaultConfig()
 	c.DB = pgtest.Fresh(t, pgtest.URL(t))
-	c.Design, c.Workers, c.Steady, c.Concurrency, c.Jobs, c.Kills = d, 3, 1, 3, 30, kills
-	c.PauseEvery, c.MaxFreeze, c.Zombies = 150*time.Millisecond, c.RescueAfter+time.Second, 0
+	workloadtest.Short(&c.Config, d, kills, childFlag)
+	c.PauseEvery, c.MaxFreeze = 150*time.Millisecond, c.RescueAfter+time.Second
 	c.Drain, c.Timeout = 45*time.Second, 55*time.Second
-	c.Exe, c.ExeArgs = os.Args[0], []string{childFlag}
 	return c
 }
 
@@ -33,25 +30,13 @@ func shortRun(t *testing.T, d targetsim.Design, kills int) Config {
 // handler, and SIGSTOP: every check holds, the report says so.
 func TestRunTxChecked(t *testing.T) {
 	c := shortRun(t, targetsim.TxChecked, 8)
-	start := time.Now()
-	rep, err := Run(context.Background(), c)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	out := workloadtest.Printed(t, rep.Report, time.Since(start))
-	if !rep.OK() || !rep.Drained {
-		t.Fatalf("the correct handler failed (drained %v):\n%s", rep.Drained, out)
-	}
-	workloadtest.Killed(t, rep.Report, c.Kills)
-	workloadtest.Hold(t, rep.Report, out)
+	rep, out := workloadtest.Run(t, c, Run)
+	workloadtest.Passed(t, rep.Report, out, c.Kills)
 	if rep.Pauses == 0 {
 		t.Error("no SIGSTOP")
 	}
 	if len(rep.Leaders) == 0 || len(rep.BadLeaders) > 0 {
 		t.Errorf("leaders %v (not children: %v)", rep.Leaders, rep.BadLeaders)
-	}
-	if rep.Effects != rep.CompletedDocs || rep.DuplicateDocs != 0 {
-		t.Errorf("effects %d for %d completed documents (%d duplicated)", rep.Effects, rep.CompletedDocs, rep.DuplicateDocs)
 	}
 }
 
@@ -61,15 +46,8 @@ func TestRunTxChecked(t *testing.T) {
 func TestRunEffectOutsideTxCaught(t *testing.T) {
 	c := shortRun(t, targetsim.EffectOutsideTx, 6)
 	c.PauseEvery = 0
-	rep, err := Run(context.Background(), c)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	out := workloadtest.Printed(t, rep.Report, 0)
-	workloadtest.CaughtBy(t, rep.Report, out, invariants.TargetEffectOnce)
-	if rep.DuplicateDocs == 0 {
-		t.Errorf("no document with two effects:\n%s", out)
-	}
+	rep, out := workloadtest.Run(t, c, Run)
+	workloadtest.Duplicated(t, rep.Report, out)
 }
 
 // Bad input is a one-line UsageError, never a panic, and starts nothing.
