@@ -124,6 +124,8 @@ type fakeSystem struct {
 	freeze func(running []Child) *Freeze
 	goal   func() bool // nil: met
 
+	slots int // the drain generation's children (runFake sets it from the roles)
+
 	mu    sync.Mutex
 	ended []Child
 	drain []string // the drain's children's histories
@@ -148,11 +150,15 @@ func (f *fakeSystem) Args(c Child) []string {
 
 func (f *fakeSystem) Tick(context.Context) error { return nil }
 
-// Drained: once each of the drain's children has run a round (a stop
-// before it would find it not yet listening).
+// Drained: once every one of the drain's children has started and run a
+// round (a stop before it would find it not yet listening; its slots
+// start on goroutines of their own, so the last may not have started).
 func (f *fakeSystem) Drained(context.Context) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(f.drain) < f.slots {
+		return false, nil
+	}
 	for _, h := range f.drain {
 		if !ranARound(Child{History: h}) {
 			return false, nil
@@ -197,6 +203,9 @@ func runFake(t *testing.T, cfg Config, f *fakeSystem) (Result, error) {
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range cfg.Roles {
+		f.slots += r.Slots
 	}
 	return s.Run(context.Background(), f)
 }

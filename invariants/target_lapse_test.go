@@ -115,3 +115,86 @@ func TestTargetSpentDelayIsDead(t *testing.T) {
 		}},
 	})
 }
+
+// resends: a lapsing queue whose retry of a cancelled job sends it again
+// as a new message (Policy.RetryResends) and whose delete by id completes
+// a job whatever it is doing (goqite's).
+func resends(f *invariants.TargetFeed) {
+	lapses(f)
+	f.Policy.CompleteNotRunning = target.CompletionCompletes
+	f.Policy.Retry = target.RetryResetsAttempts
+	f.Policy.RetryResends = []target.State{target.Cancelled}
+}
+
+// sentAgain: w1 fetches j1 and its lease runs out; w2 fetches it again
+// and cancels it; an operator's retry sends it again (a new message), and
+// then w1, done at last, completes it in its transaction: the queue
+// returns it st (the old message is gone: available). w1 rolls back
+// unless it came back completed; w3 then works the new message.
+func sentAgain(h *th, st target.State) (f1, f2, retry, complete uint64) {
+	h.insert(1, "d1")
+	f1 = h.fetch("w1", 1, 1)
+	h.at(h.now + lease)
+	h.schedule(1, target.Available)
+	f2 = h.fetch("w2", 1, 2)
+	h.work("w2", 1, 2, target.Cancel)
+	h.report("w2", 1, target.Cancel, target.Cancelled, 2, 0)
+	retry = h.retry(1, target.Available)
+	h.work("w1", 1, 1, target.Done)
+	tx := h.begin()
+	h.effect("w1", 1, 1, tx, true)
+	complete = h.complete("w1", 1, tx, st)
+	if st != target.Completed {
+		last := h.rollback("w1", 1, tx, "stale_completion")
+		rel := h.refused("w1", 1, target.Errored, target.Available, 0)
+		h.exposure(1, "w1", "w2", f1, f2, rel, last)
+		h.done("w3", 1, 1)
+		h.row(1, target.Completed, 1)
+		h.stored(1, 1, "w3")
+		return f1, f2, retry, complete
+	}
+	c := h.commit("w1", 1, tx)
+	h.exposure(1, "w1", "w2", f1, f2, h.refused("w1", 1, target.Done, target.Completed, 1), c)
+	h.row(1, target.Completed, 0)
+	h.stored(1, 1, "w1")
+	return f1, f2, retry, complete
+}
+
+// A worker that fetched a job before an operator's retry sent it again as
+// a new message holds the old one: its completion acts on nothing, and a
+// queue that completes the new message from it is wrong.
+func TestTargetRetryResends(t *testing.T) {
+	checkTarget(t, []tcase{
+		{name: "holds: the stale holder's completion returns the resent job as it is", feed: resends, run: func(h *th) {
+			sentAgain(h, target.Available)
+		}},
+		{name: "fails: the same on a queue whose retry brings the old message back", feed: func(f *invariants.TargetFeed) {
+			resends(f)
+			f.Policy.RetryResends = nil
+		}, run: func(h *th) {
+			_, _, retry, complete := sentAgain(h, target.Available)
+			h.onlyComplete(invariants.TargetConsistency, 1, "completing j1, available, in a transaction returned it available; the policy completes it",
+				retry, complete)
+		}},
+		{name: "fails: the stale holder's completion completes the resent job", feed: resends, run: func(h *th) {
+			_, _, retry, complete := sentAgain(h, target.Completed)
+			h.onlyComplete(invariants.TargetConsistency, 1, "j1 completed in w1's transaction though the history has it available", retry, complete)
+		}},
+		{name: "fails: the stale holder's report applies to the resent job", feed: resends, run: func(h *th) {
+			h.insert(1, "d1")
+			f1 := h.fetch("w1", 1, 1)
+			h.at(h.now + lease)
+			h.schedule(1, target.Available)
+			f2 := h.fetch("w2", 1, 2)
+			h.work("w2", 1, 2, target.Cancel)
+			h.report("w2", 1, target.Cancel, target.Cancelled, 2, 0)
+			retry := h.retry(1, target.Available)
+			w := h.work("w1", 1, 1, target.Cancel)
+			rep := h.report("w1", 1, target.Cancel, target.Cancelled, 0, 0)
+			h.exposure(1, "w1", "w2", f1, f2, rep, w)
+			h.row(1, target.Cancelled, 0)
+			h.onlyComplete(invariants.TargetConsistency, 1, "w1's report (cancel) on j1 was applied though an operator's retry sent the job "+
+				"again as a new message since its fetch; the policy says its calls act on nothing", retry, rep)
+		}},
+	})
+}

@@ -35,6 +35,7 @@ type tjob struct {
 	unique   bool
 	max      int
 	retried  bool // an operator's retry brought it back
+	resent   *top // the last retry that sent it again as a new message (Policy.RetryResends)
 	// attempt: a complete feed's count of the attempts the queue made;
 	// a partial feed's highest attempt handed out.
 	attempt int

@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/durasim/durasim/target"
 )
@@ -21,9 +22,13 @@ func (c *targetChecker) completeCall(p *top) {
 	if j == nil {
 		return
 	}
-	running := c.exact && c.holds(j, p.Actor)
-	gone := c.known(j, p) && !c.holds(j, p.Actor) // no longer running (for this caller)
+	resent := c.resentSince(j, p.Actor)
+	running := c.exact && c.holds(j, p.Actor) && !resent
+	gone := c.known(j, p) && (!c.holds(j, p.Actor) || resent) // no longer running (for this caller)
 	rule := c.pol.CompleteNotRunning
+	if resent {
+		rule = target.CompletionReturnsRow // its message is not the job's any more: the call acts on nothing
+	}
 	switch {
 	case p.Err == "not_found":
 		if j.deleted == nil {
@@ -96,6 +101,10 @@ func (c *targetChecker) report(o *top) {
 		}
 		return
 	}
+	if c.resentSince(j, o.Actor) {
+		c.add(TargetConsistency, j.id, fmt.Sprintf("%s's report (%s) on j%d was applied though an operator's retry sent the job again as a new "+
+			"message since its fetch; the policy says its calls act on nothing", o.Actor, o.Outcome, j.id), j.resent, o)
+	}
 	if c.exact && c.pol.Receipts && j.final == nil && !c.holds(j, o.Actor) {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("%s's report (%s) on j%d was applied though its attempt no longer held the job (%s by %s "+
 			"since); the policy counts only the holder's receipt", o.Actor, o.Outcome, j.id, j.stateOp.Kind, j.stateOp.Actor), j.stateOp, o)
@@ -128,6 +137,17 @@ func (c *targetChecker) report(o *top) {
 // holds reports whether actor's call on j is the running job's holder's,
 // as the policy counts it: with receipts, only the latest fetch's actor
 // holds it; without, any call on a running job counts.
+// resentSince reports whether an operator's retry sent j again as a new
+// message (Policy.RetryResends) after actor fetched it: the actor's calls
+// name the old message, and act on nothing.
+func (c *targetChecker) resentSince(j *tjob, actor string) bool {
+	if j.resent == nil {
+		return false
+	}
+	h := j.held(actor)
+	return h != nil && c.before(h.fetch, j.resent)
+}
+
 func (c *targetChecker) holds(j *tjob, actor string) bool {
 	return j.state == target.Running && j.final == nil && (!c.pol.Receipts || j.stateOp.Actor == actor)
 }
@@ -358,6 +378,9 @@ func (c *targetChecker) retry(o *top) {
 	case target.RetryResetsAttempts:
 		j.attempt = 0
 		clear(j.handed)
+	}
+	if c.known(j, o) && slices.Contains(c.pol.RetryResends, j.state) {
+		j.resent = o
 	}
 	j.retried, j.cancelAsked = true, false
 	j.finish(nil, nil)

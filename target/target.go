@@ -118,6 +118,13 @@ type Policy struct {
 	// CompleteNotRunning is what a transactional completion ([Tx.Complete])
 	// does with a job that is no longer running.
 	CompleteNotRunning Completion
+	// RetryResends are the states from which an operator's retry sends
+	// the job again as a new message rather than bringing the old one
+	// back (goqite: a cancel deletes the message, so its redrive sends a
+	// new one). A worker that fetched the job before such a retry holds
+	// the old message, so its calls act on nothing: its report is not
+	// applied and its transactional completion returns the row as it is.
+	RetryResends []State
 	// CancelAsks: an outside cancel ([Operator.Cancel]) of a running job
 	// leaves it running with its cancel asked, for its holder to act on:
 	// from then on a report that would retry or snooze it, and a rescue,
@@ -253,6 +260,11 @@ func (p Policy) Validate() error {
 	for _, s := range p.UniqueStates {
 		if s == StateNone || s >= stateCount {
 			return errors.New("policy: unknown unique state")
+		}
+	}
+	for _, s := range p.RetryResends {
+		if s == StateNone || s >= stateCount {
+			return errors.New("policy: unknown state a retry resends from")
 		}
 	}
 	return nil

@@ -154,8 +154,10 @@ func Version() string {
 //     by its span, each keeping its receive counted; a cancel deletes;
 //   - a transactional delete (DeleteTx) completes the message whatever
 //     it is doing, and does nothing to one already deleted;
-//   - an operator's redrive sends the message again: its receive count
-//     starts from 0;
+//   - an operator's redrive of a dead letter starts its receive count
+//     from 0 in place; of a cancelled job (its message deleted) it sends
+//     a new message, which a holder of the old one cannot touch
+//     (RetryResends);
 //   - every timeout is written and compared on the clock of the process
 //     that calls (time.Now().UTC()): a worker's clock off from the
 //     others' moves its receives (Clocks.Process); the UTC() leaves no
@@ -171,6 +173,7 @@ func (q *Queue) Policy() target.Policy {
 		Snooze:             target.AttemptCounted,
 		Retry:              target.RetryResetsAttempts,
 		CompleteNotRunning: target.CompletionCompletes,
+		RetryResends:       []target.State{target.Cancelled},
 	}
 }
 
