@@ -52,6 +52,7 @@ func TestPolicyValidate(t *testing.T) {
 		"unknown retry rule":    func(p *Policy) { p.Retry = retryRuleCount },
 		"unknown completion":    func(p *Policy) { p.CompleteNotRunning = completionCount },
 		"unknown unique state":  func(p *Policy) { p.UniqueStates = append(p.UniqueStates, StateNone) },
+		"unknown resent state":  func(p *Policy) { p.RetryResends = []State{stateCount} },
 	} {
 		p := good
 		p.UniqueStates = append([]State(nil), good.UniqueStates...)
