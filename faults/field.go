@@ -63,7 +63,7 @@ var kindFields = [KindCount]uint16{
 	OutsideCancel:    fDoc.bit() | fAttempt.bit(),
 	Delete:           fDoc.bit(),
 	Metadata:         fDoc.bit(),
-	OutOfBand:        fDoc.bit(),
+	OutOfBand:        fDoc.bit() | fAttempt.bit(),
 	BatchInsert:      fDoc.bit() | fAt.bit(),
 	WorkerTimeout:    fDoc.bit() | fFor.bit(),
 	NoTimeout:        fDoc.bit(),

@@ -85,6 +85,11 @@ type TargetFeed struct {
 	// Drained: the faults stopped and the run's drain ended, so every job
 	// must be finished (target-drained).
 	Drained bool
+	// DrainUntil is when the drain's window ends (0: no window). A job
+	// retryable or scheduled at or after it is not the drain's to finish
+	// (River's retry after a long error history is days away); the delay
+	// that put it there is judged all the same (target-retry-timing).
+	DrainUntil target.Time
 	// ExactlyOnce: the handler design promises one effect per document
 	// whose work completed; EffectKinds are the job kinds whose completion
 	// stands for that work (the handler's kind, or an outbox consumer's).

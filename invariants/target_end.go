@@ -68,7 +68,7 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 	if j.inserted != nil && (row.Args != j.args || row.Kind != j.kind || row.Unique != j.unique) {
 		c.add(TargetConsistency, j.id, fmt.Sprintf("the database has j%d's kind, args or unique option other than its insert gave", j.id), j.inserted)
 	}
-	if c.feed.Drained && !row.State.Final() && !c.stranded(j, row) {
+	if c.feed.Drained && !row.State.Final() && !c.stranded(j, row) && !c.dueAfterDrain(row) {
 		by := j.stateOp
 		if by == nil {
 			by = j.inserted
@@ -84,6 +84,12 @@ func (c *targetChecker) endJob(j *tjob, row *target.Job) {
 func (c *targetChecker) stranded(j *tjob, row *target.Job) bool {
 	f := j.lastFetch
 	return c.pol.WorkerTimeouts && row.State == target.Running && f != nil && f.Timeout < 0 && c.crashed[f.Actor]
+}
+
+// dueAfterDrain: a job waiting for a time past the drain's window
+// (TargetFeed.DrainUntil), which no drain was to reach.
+func (c *targetChecker) dueAfterDrain(row *target.Job) bool {
+	return c.feed.DrainUntil > 0 && (row.State == target.Retryable || row.State == target.Scheduled) && row.ScheduledAt >= c.feed.DrainUntil
 }
 
 // why says what left a job unfinished, as far as the history tells.

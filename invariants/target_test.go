@@ -1348,7 +1348,34 @@ func TestTargetDrained(t *testing.T) {
 			h.onlyComplete(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s, never made available)", r)
 			h.onlyPartial(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s)", f)
 		}},
+		// The drain's window ends at 1.040s: a retry due then is not the
+		// drain's to run; one due a millisecond before it is.
+		{name: "holds: a retry due when the drain's window ends", feed: drainUntil(1040 * tms), run: func(h *th) {
+			h.insert(1, "d1")
+			h.fetch("w1", 1, 1)
+			h.erred("w1", 1, 1, 1)
+			h.row(1, target.Retryable, 1).ScheduledAt = h.due
+		}},
+		{name: "fails: a retry due a millisecond before the drain's window ends", feed: drainUntil(1041 * tms), run: func(h *th) {
+			h.insert(1, "d1")
+			f := h.fetch("w1", 1, 1)
+			r := h.erred("w1", 1, 1, 1)
+			h.row(1, target.Retryable, 1).ScheduledAt = h.due
+			h.onlyComplete(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s, never made available)", r)
+			h.onlyPartial(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s)", f)
+		}},
+		{name: "fails: a job available when the drain's window ends", feed: drainUntil(10 * tms), run: func(h *th) {
+			i := h.insert(1, "d1")
+			h.row(1, target.Available, 0).ScheduledAt = 10 * tms
+			h.expect(invariants.TargetDrained, 1,
+				"j1 is still available at attempt 0 of 3 after the faults stopped and the drain ended (available since 0.010s", i)
+		}},
 	})
+}
+
+// drainUntil: a run whose drain's window ends at t (TargetFeed.DrainUntil).
+func drainUntil(t target.Time) func(*invariants.TargetFeed) {
+	return func(f *invariants.TargetFeed) { f.DrainUntil = t }
 }
 
 // TestTargetEdges: histories an earlier CheckTarget judged wrongly (a

@@ -179,10 +179,8 @@ func (r *run) reachTick() {
 		// A delete waits for its job to finish and for the clients' last
 		// insert (a deleted job holds no unique args: an insert after it
 		// would be the document's second life); an out-of-band write, for
-		// it to complete: River's next retry after a long error history
-		// is due past any drain (31⁴ s), so it lands where no retry
-		// follows (an operator retries only a failed job).
-		if id == 0 || r.deleted[id] || f.Kind == faults.Delete && (!st.Final() || r.pending > 0) || f.Kind == faults.OutOfBand && st != target.Completed {
+		// the point its attempt field names (outOfBandDue).
+		if id == 0 || r.deleted[id] || f.Kind == faults.Delete && (!st.Final() || r.pending > 0) || f.Kind == faults.OutOfBand && !r.outOfBandDue(f.Fault, id) {
 			continue
 		}
 		r.realize(i)
@@ -202,6 +200,9 @@ func (r *run) reachTick() {
 				State: j.State}
 			if r.opErr(&o, err, "out-of-band write") {
 				r.counts.OutOfBand++
+				if !j.State.Final() {
+					r.counts.LongErrors++
+				}
 				r.record(o)
 			}
 		}
@@ -209,6 +210,20 @@ func (r *run) reachTick() {
 			return
 		}
 	}
+}
+
+// outOfBandDue reports whether out-of-band fault f may write job id's row
+// now. attempt=* (0): once the job completed, where no retry follows.
+// attempt=A: while the job waits for its next attempt after its A-th
+// (retryable, scheduled or available, not running), so that attempt
+// runs with the long error history: should it fail too, River's next
+// retry is due errors⁴ s later, past any drain (dueAfterEnd).
+func (r *run) outOfBandDue(f faults.Fault, id target.JobID) bool {
+	st := r.states[id]
+	if f.Attempt == 0 {
+		return st == target.Completed
+	}
+	return (st == target.Retryable || st == target.Scheduled || st == target.Available) && r.fetched[id] >= int(f.Attempt)
 }
 
 // deleteJob is the operator's delete of a finished job.

@@ -23,7 +23,7 @@ var Features = []Feature{
 	{"job-timeout", "a handler outlives its job's context (the client's JobTimeout)", func(c Counts) int { return c.Timeouts }},
 	{"worker-timeout", "a worker sets its own job timeout (River's Worker.Timeout)", func(c Counts) int { return c.WorkerTimeouts }},
 	{"no-timeout", "a worker sets no timeout at all (Worker.Timeout -1)", func(c Counts) int { return c.NoTimeouts }},
-	{"long-error-history", "a row carries 30 errors more (another writer wrote them)", func(c Counts) int { return c.OutOfBand }},
+	{"long-error-history", "a live job's next attempt carries 30 errors more (another writer wrote them)", func(c Counts) int { return c.LongErrors }},
 	{"out-of-band", "another writer changes a row under the queue", func(c Counts) int { return c.OutOfBand }},
 	{"batch-insert", "a batch insert repeats a unique key", func(c Counts) int { return c.BatchInserts }},
 	{"rescue", "the rescuer takes a stuck job back", func(c Counts) int { return c.Rescued }},

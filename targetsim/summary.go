@@ -95,6 +95,7 @@ func (c *Counts) add(o Counts) {
 	c.Deletes += o.Deletes
 	c.MetadataUpdates += o.MetadataUpdates
 	c.OutOfBand += o.OutOfBand
+	c.LongErrors += o.LongErrors
 	c.BatchInserts += o.BatchInserts
 }
 

@@ -71,8 +71,12 @@ func swarmFaults(s *scheduler.Stream, cfg Config, pol target.Policy, reach bool)
 				f.At, f.For = target.Time(s.IntN(20_000))*ms, 3600*target.Second
 			case faults.OutsideCancel:
 				f.Doc, f.Attempt = doc(), int32(1+s.IntN(2))
-			case faults.Delete, faults.Metadata, faults.OutOfBand:
+			case faults.Delete, faults.Metadata:
 				f.Doc = doc()
+			case faults.OutOfBand:
+				// Half on a completed row, half on a live job between its
+				// attempts (its next one then carries the long history).
+				f.Doc, f.Attempt = doc(), int32(s.IntN(2))
 			case faults.BatchInsert:
 				f.Doc, f.At = doc(), target.Time(s.IntN(15_000))*ms
 			case faults.WorkerTimeout:
