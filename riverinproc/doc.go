@@ -39,4 +39,18 @@
 // (the deterministic mode, targetsim with target/rivertarget, is): [Sweep]
 // runs a failing seed Reruns more times and says how often it failed
 // again, with the command that runs it once more ([Config.Command]).
+//
+// # Shrinking to a deterministic plan
+//
+// Each failure's record (its history lines: the kills with their points,
+// the freezes with their jobs and lengths, the inserts' documents) is
+// translated into candidate plans of targetsim's fault grammar — a kill
+// as a crash at the boundary of the same name by the slot's worker, a
+// freeze as a pause after that worker's fetch of the job, as slow work
+// of its document, or (a never-killed client leads and runs River's
+// rescuer) as a pause of the rescuer between its two calls — which run on
+// the deterministic mode (rivertarget) with the same design and seed; the
+// first that fails the same check is shrunk by [targetsim.Shrink] and its
+// `durasim run` command printed ([Shrinking.Line]); when none fails, the
+// line says so.
 package riverinproc

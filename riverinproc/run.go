@@ -36,21 +36,37 @@ const tick = 100 * time.Millisecond
 // RunSeed runs seed of c in a bubble of r and checks it. The error is a
 // run that could not finish (the database, River refusing its config).
 func RunSeed(r *bubble.Runner, c Config, seed uint64) (*workload.Report, error) {
+	o, err := runSeed(r, c, seed)
+	if o == nil {
+		return nil, err
+	}
+	return o.rep, err
+}
+
+// outcome is a seed's run: its report, and the histories it was checked
+// on (every client's lines, each killed one's cut at its kill), which
+// the shrinker reads.
+type outcome struct {
+	rep   *workload.Report
+	lines []workload.Entry
+}
+
+func runSeed(r *bubble.Runner, c Config, seed uint64) (*outcome, error) {
 	dir, err := os.MkdirTemp("", "durasim-riverinproc-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var rep *workload.Report
+	var o *outcome
 	var rerr error
 	real0 := time.Now()
-	if err := r.At(bubbleStart, func() { rep, rerr = runIn(c, seed, filepath.Join(dir, "river.db")) }); err != nil {
+	if err := r.At(bubbleStart, func() { o, rerr = runIn(c, seed, filepath.Join(dir, "river.db")) }); err != nil {
 		return nil, err
 	}
-	if rep != nil {
-		rep.Elapsed = time.Since(real0)
+	if o != nil {
+		o.rep.Elapsed = time.Since(real0)
 	}
-	return rep, rerr
+	return o, rerr
 }
 
 // inc is one incarnation of a slot: one River client on its own gated
@@ -114,7 +130,7 @@ type run struct {
 	phases   phases
 }
 
-func runIn(c Config, seed uint64, path string) (*workload.Report, error) {
+func runIn(c Config, seed uint64, path string) (*outcome, error) {
 	ctx := context.Background()
 	start := time.Now()
 	r := &run{c: c, seed: seed, lock: make(dbLock, 1), rng: rand.New(rand.NewPCG(seed, 0x1b40c)),
@@ -183,7 +199,7 @@ func runIn(c Config, seed uint64, path string) (*workload.Report, error) {
 	rep.StateFrom = "the database (River's driver, JobGetByIDMany)"
 	rep.NotChecked = "the rescuer's and scheduler's writes are not in the histories"
 	rep.Notes = append(rep.Notes, fmt.Sprintf("River's time: kill phase %v, drain %v (virtual; the bubble's clock)", killPhase, drainPhase))
-	return rep, nil
+	return &outcome{rep: rep, lines: lines}, nil
 }
 
 // phases is what loop measured.

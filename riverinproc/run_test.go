@@ -6,12 +6,18 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/durasim/durasim/crash/workload"
+	"github.com/durasim/durasim/faults"
 	"github.com/durasim/durasim/internal/bubble"
 	"github.com/durasim/durasim/internal/repro"
+	"github.com/durasim/durasim/target"
+	"github.com/durasim/durasim/target/rivertarget"
 	"github.com/durasim/durasim/targetsim"
 )
 
@@ -168,4 +174,112 @@ func TestGate(t *testing.T) {
 			t.Errorf("rows %d (%v), want only the thawed client's", n, err)
 		}
 	})
+}
+
+// shrunkFails runs a failure's shrunk plan as its command prints it (the
+// command's flags parsed back into a targetsim.Config) on River's
+// deterministic mode, and reports whether it fails check.
+func shrunkFails(t *testing.T, c Config, sh *Shrunk, check string) bool {
+	t.Helper()
+	words := repro.ShellWords(sh.Command)
+	i := slices.Index(words, "-seed")
+	if i < 0 || words[i+1] != strconv.FormatUint(sh.Seed, 10) {
+		t.Fatalf("command %q: no -seed %d", sh.Command, sh.Seed)
+	}
+	cfg := targetsim.DefaultConfig()
+	for _, p := range repro.Pairs(words[i+2:]) {
+		if err := targetsim.SetFlag(&cfg, p[0], p[1]); err != nil {
+			t.Fatalf("%s: %v", sh.Command, err)
+		}
+	}
+	q, err := rivertarget.Open(context.Background(), rivertarget.SQLite, "", rivertarget.CLIConfig(target.Time(c.RescueAfter)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	res, err := targetsim.Run(context.Background(), q, cfg, sh.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.First(check).Invariant == check
+}
+
+// The naive design's failure shrinks to a deterministic plan (a crash
+// after the effect) whose printed command fails the same check.
+func TestNaiveFailureShrinks(t *testing.T) {
+	c := DefaultConfig()
+	c.Seeds, c.Design, c.Reruns = "4:4", targetsim.EffectOutsideTx, 0
+	var out bytes.Buffer
+	res, err := Sweep(bubble.New(t), c, &out, "durasim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Deterministic == nil || res.Failures[0].Deterministic.Shrunk == nil {
+		t.Fatalf("no shrunk plan:\n%s", out.String())
+	}
+	sh := res.Failures[0].Deterministic.Shrunk
+	if sh.Check != "target-effect-once" || !strings.Contains(sh.Plan, "crash after_effect") || !strings.Contains(out.String(), "shrunk to a deterministic plan") {
+		t.Errorf("shrunk %+v; output:\n%s", sh, out.String())
+	}
+	if !shrunkFails(t, c, sh, sh.Check) {
+		t.Errorf("%s does not fail %s", sh.Command, sh.Check)
+	}
+	if shrunkFails(t, c, sh, "target-tenant-isolation") {
+		t.Errorf("%s fails target-tenant-isolation too: the check the helper looks for is not read", sh.Command)
+	}
+}
+
+// tx-as-documented's in-process failure is searched for a deterministic
+// plan: either one that fails the same check as printed, or the honest
+// line that none did (the candidates tried counted).
+func TestDocumentedFailureSearched(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: an in-process run")
+	}
+	c := DefaultConfig()
+	c.Seeds, c.Design, c.Reruns = "1:1", targetsim.TxAsDocumented, 0
+	var out bytes.Buffer
+	res, err := Sweep(bubble.New(t), c, &out, "durasim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 {
+		t.Skipf("seed 1 passed this time (the in-process mode does not replay):\n%s", out.String())
+	}
+	d := res.Failures[0].Deterministic
+	switch {
+	case d == nil || d.Tried == 0:
+		t.Fatalf("no candidate plan tried:\n%s", out.String())
+	case d.Shrunk == nil:
+		if !strings.Contains(out.String(), "no deterministic plan reproduces "+d.Check) {
+			t.Errorf("output does not say none reproduced:\n%s", out.String())
+		}
+	case !shrunkFails(t, c, d.Shrunk, d.Check):
+		t.Errorf("%s does not fail %s", d.Shrunk.Command, d.Check)
+	}
+}
+
+// A record translates into plans: the kill as a crash at its boundary by
+// its slot's worker (the slot's nth crossing), the freeze as a pause
+// after that worker's fetch of the job, and as slow work of its document.
+func TestCandidatesFromRecord(t *testing.T) {
+	lines := []workload.Entry{
+		{Op: workload.OpInsert, Proc: "client", Job: 7, Tenant: workload.DocOf(2).Tenant, Doc: workload.DocOf(2).Doc, Version: 1},
+		{Op: workload.OpStart, Proc: "w0"}, {Op: workload.OpStart, Proc: "w1"}, {Op: workload.OpStart, Proc: "w1.1"},
+		{Op: workload.OpFetch, Proc: "w1", Job: 3, Attempt: 1}, {Op: workload.OpKill, Proc: "w1", Point: "after_fetch"},
+		{Op: workload.OpFetch, Proc: "w1.1", Job: 7, Attempt: 1},
+		{Op: workload.OpStop, Proc: "client", Point: "w1.1", Job: 7, Attempt: 1, T0: 1e9},
+		{Op: workload.OpCont, Proc: "client", Point: "w1.1", Job: 7, Attempt: 1, T0: 25e9},
+	}
+	got := candidates(DefaultConfig(), lines, 8)
+	if len(got) == 0 {
+		t.Fatal("no candidates")
+	}
+	want := "crash after_fetch nth=1 worker=w1; pause after_fetch nth=2 worker=w1 for=24s"
+	if got[0].OneLine() != want {
+		t.Errorf("first candidate %q, want %q", got[0].OneLine(), want)
+	}
+	if !slices.ContainsFunc(got, func(p faults.Plan) bool { return p.OneLine() == "slow doc=2 attempt=1 for=24s" }) {
+		t.Errorf("no slow work of document 2 among %v", got)
+	}
 }

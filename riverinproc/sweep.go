@@ -1,6 +1,7 @@
 package riverinproc
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,9 @@ type Failure struct {
 	Reproduced int // failing reruns
 	Reruns     int
 	Command    string // the command that runs the seed again
+	// Deterministic is the search for a deterministic targetsim plan
+	// that fails the same check: its Shrunk is nil when none did.
+	Deterministic *Shrinking
 }
 
 // Result is a sweep's outcome.
@@ -42,10 +46,11 @@ func Sweep(r *bubble.Runner, c Config, w io.Writer, cli string) (*Result, error)
 	res := &Result{}
 	t0 := time.Now()
 	for seed := lo; seed <= hi; seed++ {
-		rep, err := RunSeed(r, c, seed)
+		o, err := runSeed(r, c, seed)
 		if err != nil {
 			return res, fmt.Errorf("seed %d: %w (rerun: %s)", seed, err, c.Command(cli, seed))
 		}
+		rep := o.rep
 		res.Seeds++
 		res.Reports = append(res.Reports, rep)
 		if rep.OK() {
@@ -65,13 +70,20 @@ func Sweep(r *bubble.Runner, c Config, w io.Writer, cli string) (*Result, error)
 				f.Reproduced++
 			}
 		}
+		sg, err := deterministic(context.Background(), c, seed, o, cli)
+		if err != nil {
+			return res, fmt.Errorf("seed %d, shrinking: %w", seed, err)
+		}
+		f.Deterministic = sg
 		res.Failures = append(res.Failures, f)
-		fmt.Fprintf(w, "seed %d: reproduced %d of %d reruns; run it again: %s\n\n", seed, f.Reproduced, f.Reruns, f.Command)
+		fmt.Fprintf(w, "seed %d: reproduced %d of %d reruns; run it again: %s\n", seed, f.Reproduced, f.Reruns, f.Command)
+		fmt.Fprintf(w, "seed %d: %s\n\n", seed, sg.Line())
 	}
 	res.Real = time.Since(t0)
 	fmt.Fprintf(w, "river in-process: %d seeds, %d failed (%v real)\n", res.Seeds, len(res.Failures), res.Real.Round(time.Millisecond))
 	for _, f := range res.Failures {
 		fmt.Fprintf(w, "  seed %d: %s; reproduced %d of %d: %s\n", f.Seed, violated(f.Report), f.Reproduced, f.Reruns, f.Command)
+		fmt.Fprintf(w, "    %s\n", f.Deterministic.Line())
 	}
 	return res, nil
 }
@@ -90,4 +102,15 @@ func violated(rep *workload.Report) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// Line says what the search found: the shrunk plan's command, or that
+// no candidate failed the same check.
+func (s *Shrinking) Line() string {
+	if s.Shrunk == nil {
+		return fmt.Sprintf("no deterministic plan reproduces %s (%d candidate plan(s) from the run's record tried on the deterministic mode, %v)",
+			s.Check, s.Tried, s.Real.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("shrunk to a deterministic plan failing %s (%d candidate(s), %d shrinking runs, %v): %s",
+		s.Check, s.Tried, s.Shrunk.Runs, s.Real.Round(time.Millisecond), s.Shrunk.Command)
 }

@@ -61,3 +61,35 @@ func TestChaosRiverInprocess(t *testing.T) {
 		t.Errorf("output:\n%s", out.String())
 	}
 }
+
+// A failing in-process seed prints a shrunk deterministic plan beside
+// its reproduction rate, and that command, run through the CLI's own
+// entry point as printed, fails the same check.
+func TestChaosRiverInprocessShrunkPlanFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: an in-process run (riverinproc's tests check the shrunk plan too)")
+	}
+	var out, errw bytes.Buffer
+	err := cmdChaos([]string{"-target", "river", "-inprocess", "-design", "effect-outside-tx", "-seeds", "4:4", "-reruns", "0"}, &out, &errw)
+	if err != errViolation {
+		t.Fatalf("effect-outside-tx seed 4: %v, want a violation\n%s", err, out.String())
+	}
+	_, line, ok := strings.Cut(out.String(), "shrunk to a deterministic plan failing target-effect-once")
+	if !ok {
+		t.Fatalf("no shrunk plan printed:\n%s", out.String())
+	}
+	_, cmd, _ := strings.Cut(strings.SplitN(line, "\n", 2)[0], ": ")
+	words := repro.ShellWords(cmd)
+	i := 0
+	for i < len(words)-2 && (words[i] != "run" || words[i+1] != "-target" || words[i+2] != "river") {
+		i++
+	}
+	if i >= len(words)-2 {
+		t.Fatalf("shrunk command %q", cmd)
+	}
+	words = words[i:] // from the verb: the CLI's run(args)
+	var rout, rerr bytes.Buffer
+	if code := run(words, &rout, &rerr); code != 1 || !strings.Contains(rout.String(), "target-effect-once         the handler's effects  VIOLATED") {
+		t.Errorf("%s: status %d, want 1 with target-effect-once violated\n%s%s", cmd, code, rout.String(), rerr.String())
+	}
+}
