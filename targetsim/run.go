@@ -110,6 +110,12 @@ type Counts struct {
 	MetadataUpdates int `json:"metadata_updates"` // an operator's metadata updates
 	OutOfBand       int `json:"out_of_band"`      // rows another writer changed (each a long error history)
 	BatchInserts    int `json:"batch_inserts"`    // inserts made in a batch that repeats a unique key
+	// Races mode: calls that waited on another actor's lock, handler
+	// transactions the database refused for a race (rolled back), and of
+	// those the deadlocks it broke.
+	LockWaits     int `json:"lock_waits,omitempty"`
+	RaceRollbacks int `json:"race_rollbacks,omitempty"`
+	Deadlocks     int `json:"deadlocks,omitempty"`
 }
 
 // Timing of the simulated environment (all whole milliseconds, so that
@@ -143,6 +149,9 @@ const (
 // Run runs one seed against q and checks it.
 func Run(ctx context.Context, q target.Queue, cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := PrepareRaces(q, cfg); err != nil {
 		return nil, err
 	}
 	r := newRun(ctx, q, cfg, seed)
@@ -224,7 +233,13 @@ type run struct {
 	txSeq    int
 	pending  int // arrivals and duplicate inserts still to come
 	counts   Counts
-	quiet    bool // the faults stopped
+	// Races mode (races.go): each actor's steps parked behind its call
+	// that waits on a lock, the first a continuation of that call.
+	racer     target.Racer
+	parked    map[int][]parkItem
+	parkCont  func()
+	rerunning bool
+	quiet     bool // the faults stopped
 	done     bool
 	end      target.Time
 	err      error
@@ -329,15 +344,43 @@ func (r *run) Handle(ev scheduler.Event) {
 	if r.err != nil || r.done {
 		return
 	}
+	if r.cfg.Races {
+		r.raceStep(ev)
+	} else {
+		r.dispatch(ev)
+	}
+	// A run ends once nothing is left to do: after the faults stopped, or
+	// before, when every document has arrived and every job finished
+	// (no fault can strike a run in which nothing runs).
+	if (r.quiet || r.pending == 0 && !r.retryDue()) && r.drained() && len(r.parked) == 0 {
+		r.done = true
+	}
+	if r.now() >= quiesceAt+drainWindow {
+		r.done = true
+	}
+}
+
+// dispatch runs ev's step.
+func (r *run) dispatch(ev scheduler.Event) {
 	switch ev.Kind {
 	case evArrive:
 		r.pending--
-		r.arrive(int(ev.Arg), false)
+		if !r.arrive(int(ev.Arg), false) {
+			r.pending++ // parked: its call is still in flight
+		}
 	case evDup:
 		r.pending--
 		if !r.quiet {
 			r.realize(int(ev.Arg))
-			r.arrive(int(r.plan[ev.Arg].Doc-1), true)
+			i := int(r.plan[ev.Arg].Doc - 1)
+			if !r.arrive(i, true) {
+				r.pending++
+				r.parkCont = func() {
+					if r.arrive(i, true) {
+						r.pending--
+					}
+				}
+			}
 		}
 	case evWorker:
 		r.work[ev.Actor].handle(ev.Arg)
@@ -356,15 +399,6 @@ func (r *run) Handle(ev scheduler.Event) {
 	case evQuiesce:
 		r.quiet = true
 		r.record(target.Op{Kind: target.OpQuiesce, Actor: "sim"})
-	}
-	// A run ends once nothing is left to do: after the faults stopped, or
-	// before, when every document has arrived and every job finished
-	// (no fault can strike a run in which nothing runs).
-	if (r.quiet || r.pending == 0 && !r.retryDue()) && r.drained() {
-		r.done = true
-	}
-	if r.now() >= quiesceAt+drainWindow {
-		r.done = true
 	}
 }
 
@@ -462,15 +496,27 @@ func (r *run) stranded(id target.JobID) bool {
 	return true
 }
 
-func (r *run) arrive(i int, dup bool) {
+// arrive is a client's insert of document i (dup: again); false: its
+// call waits on a lock (races mode), parked.
+func (r *run) arrive(i int, dup bool) bool {
 	d := &r.docs[i]
+	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
+	if r.blocked(err) {
+		if !dup {
+			r.parkCont = func() {
+				if r.arrive(i, false) {
+					r.pending--
+				}
+			}
+		}
+		return false
+	}
 	if d.few != nil && !dup {
 		r.strike(*d.few)
 	}
-	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
 	if err != nil {
 		r.fail("insert", err)
-		return
+		return true
 	}
 	r.counts.Inserts++
 	if ins.Skipped {
@@ -481,6 +527,7 @@ func (r *run) arrive(i int, dup bool) {
 	if !dup || d.job == 0 {
 		d.job = ins.Job
 	}
+	return true
 }
 
 // inserted records an insert and follows its job.
@@ -515,6 +562,10 @@ func (r *run) scheduleEvery() target.Time {
 // pass that takes back jobs whose lease ran out (Policy.Lease).
 func (r *run) schedulePass() {
 	got, err := r.ops2.Schedule(r.ctx, r.now())
+	if r.blocked(err) {
+		r.parkCont = r.schedulePass
+		return
+	}
 	if err != nil {
 		r.fail("schedule", err)
 		return
@@ -529,6 +580,23 @@ func (r *run) schedulePass() {
 // operator runs the plan's retries: a document's job, once discarded or
 // cancelled, is asked to run again (once per fault).
 func (r *run) operator() {
+	if r.operatorRetries() {
+		if r.err == nil {
+			r.reachTick()
+		}
+	} else {
+		r.parkCont = func() {
+			if r.operatorRetries() && r.err == nil {
+				r.reachTick()
+			}
+		}
+	}
+	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+}
+
+// operatorRetries is the operator's retries; false: one waits on a lock
+// (races mode), parked.
+func (r *run) operatorRetries() bool {
 	if !r.quiet {
 		for i, f := range r.plan {
 			if f.Kind != faults.Redrive || f.consumed {
@@ -541,6 +609,9 @@ func (r *run) operator() {
 				continue
 			}
 			j, err := r.ops2.Retry(r.ctx, r.now(), id)
+			if r.blocked(err) {
+				return false
+			}
 			r.realize(i)
 			switch {
 			case errors.Is(err, target.ErrNotFound):
@@ -551,15 +622,14 @@ func (r *run) operator() {
 				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
 			case err != nil:
 				r.fail("retry", err)
-				return
+				return true
 			default:
 				r.counts.Retries++
 				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
 			}
 		}
 	}
-	r.reachTick()
-	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+	return true
 }
 
 // retryDue reports whether the operator has a retry to make: a plan

@@ -182,9 +182,6 @@ var DefaultBackoff = target.Backoff{Base: target.Second, Exponent: 4, Cap: 365 *
 func (q *Queue) Config() Config { return q.cfg }
 
 func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
-	if err := q.stopActors(ctx); err != nil {
-		return err
-	}
 	q.rand = rand
 	return q.db.reset(ctx)
 }

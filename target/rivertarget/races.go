@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/durasim/durasim/target"
-	"github.com/durasim/durasim/target/overlap"
+	"github.com/durasim/durasim/overlap"
 )
 
 // River's races mode (target.Racer), on PostgreSQL: each actor's Conn is
@@ -20,7 +22,7 @@ import (
 var _ target.Racer = (*Queue)(nil)
 
 // raceState is the actors of races mode, opened as their Conns are asked
-// for and closed at each Reset (a seed starts on fresh connections).
+// for and closed at each Races call (a run starts on fresh connections).
 type raceState struct {
 	mon    *overlap.Monitor
 	actors map[string]*raceActor
@@ -35,12 +37,17 @@ type raceActor struct {
 	open *handlerTx
 }
 
-// Races turns races mode on or off; only PostgreSQL races (SQLite
+// Races turns races mode on or off for the run that follows, its actors
+// on fresh connections (the last run's, their calls in flight and
+// transactions left open, ended); only PostgreSQL races (SQLite
 // serializes every write on one lock, and the adapter keeps one
 // connection to it).
 func (q *Queue) Races(on bool) error {
 	if on && q.backend != Postgres {
 		return fmt.Errorf("races mode needs -backend postgres: River on %s runs every call on one connection", q.backend)
+	}
+	if err := q.stopActors(context.Background()); err != nil {
+		return err
 	}
 	if on && q.race == nil {
 		mon, err := overlap.NewMonitor(context.Background(), q.url)
@@ -96,7 +103,8 @@ func (q *Queue) stopActors(ctx context.Context) error {
 		return nil
 	}
 	err := q.race.mon.Stop(ctx)
-	for name, a := range q.race.actors {
+	for _, name := range slices.Sorted(maps.Keys(q.race.actors)) {
+		a := q.race.actors[name]
 		if a.open != nil {
 			_ = a.open.Rollback(ctx)
 		}
