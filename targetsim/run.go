@@ -240,9 +240,9 @@ type run struct {
 	parkCont  func()
 	rerunning bool
 	quiet     bool // the faults stopped
-	done     bool
-	end      target.Time
-	err      error
+	done      bool
+	end       target.Time
+	err       error
 }
 
 func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {

@@ -77,6 +77,15 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 		return target.Reported{}, err
 	}
 	defer func() { _ = tx.rollback(ctx) }()
+	if c.q.races {
+		// Another actor's open transaction may hold the row: wait for it
+		// here, so that the read below is of the row River's completer
+		// then writes (under READ COMMITTED its update would wait and
+		// then see the committed row, while a read before it would not).
+		if _, err := tx.run(ctx, "SELECT id FROM river_job WHERE id = $1 FOR UPDATE", held.ID); err != nil {
+			return target.Reported{}, err
+		}
+	}
 	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row

@@ -9,8 +9,8 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/durasim/durasim/target"
 	"github.com/durasim/durasim/overlap"
+	"github.com/durasim/durasim/target"
 )
 
 // River's races mode (target.Racer), on PostgreSQL: each actor's Conn is
