@@ -182,7 +182,12 @@ func (r *run) reachTick() {
 	if r.quiet || r.oper == nil {
 		return
 	}
-	for i := range r.plan {
+	r.reachFrom(0)
+}
+
+// reachFrom is reachTick from plan fault start on.
+func (r *run) reachFrom(start int) {
+	for i := start; i < len(r.plan); i++ {
 		f := &r.plan[i]
 		if f.consumed || f.Kind != faults.Delete && f.Kind != faults.Metadata && f.Kind != faults.OutOfBand {
 			continue
@@ -198,42 +203,51 @@ func (r *run) reachTick() {
 		if id == 0 || r.deleted[id] || f.Kind == faults.Delete && (!st.Final() || r.pending > 0) || f.Kind == faults.OutOfBand && st != target.Completed {
 			continue
 		}
-		switch f.Kind {
-		case faults.Delete:
-			if !r.deleteJob(id, i) {
-				r.parkCont = r.reachTick
-				return
+		if !r.reachCall(i, id) {
+			r.parkCont = func() {
+				if r.reachCall(i, id) && r.err == nil {
+					r.reachFrom(i + 1)
+				}
 			}
-		case faults.Metadata:
-			j, err := r.oper.SetMetadata(r.ctx, r.now(), id, "durasim", "op"+strconv.Itoa(i+1))
-			if r.blocked(err) {
-				r.parkCont = r.reachTick
-				return
-			}
-			r.realize(i)
-			o := target.Op{Kind: target.OpUpdate, Actor: "operator", Job: id, Key: "metadata", Applied: true, State: j.State}
-			if r.opErr(&o, err, "metadata update") {
-				r.counts.MetadataUpdates++
-				r.record(o)
-			}
-		case faults.OutOfBand:
-			j, err := r.oper.OutOfBand(r.ctx, r.now(), id, outOfBandErrors)
-			if r.blocked(err) {
-				r.parkCont = r.reachTick
-				return
-			}
-			r.realize(i)
-			o := target.Op{Kind: target.OpUpdate, Actor: "writer", Job: id, Key: "out_of_band", Attempt: outOfBandErrors, Applied: true,
-				State: j.State}
-			if r.opErr(&o, err, "out-of-band write") {
-				r.counts.OutOfBand++
-				r.record(o)
-			}
+			return
 		}
 		if r.err != nil {
 			return
 		}
 	}
+}
+
+// reachCall is plan fault i's call on job id; false: it waits on a lock
+// (races mode), and the same call runs again once it has returned.
+func (r *run) reachCall(i int, id target.JobID) bool {
+	switch r.plan[i].Kind {
+	case faults.Delete:
+		return r.deleteJob(id, i)
+	case faults.Metadata:
+		j, err := r.oper.SetMetadata(r.ctx, r.now(), id, "durasim", "op"+strconv.Itoa(i+1))
+		if r.blocked(err) {
+			return false
+		}
+		r.realize(i)
+		o := target.Op{Kind: target.OpUpdate, Actor: "operator", Job: id, Key: "metadata", Applied: true, State: j.State}
+		if r.opErr(&o, err, "metadata update") {
+			r.counts.MetadataUpdates++
+			r.record(o)
+		}
+	case faults.OutOfBand:
+		j, err := r.oper.OutOfBand(r.ctx, r.now(), id, outOfBandErrors)
+		if r.blocked(err) {
+			return false
+		}
+		r.realize(i)
+		o := target.Op{Kind: target.OpUpdate, Actor: "writer", Job: id, Key: "out_of_band", Attempt: outOfBandErrors, Applied: true,
+			State: j.State}
+		if r.opErr(&o, err, "out-of-band write") {
+			r.counts.OutOfBand++
+			r.record(o)
+		}
+	}
+	return true
 }
 
 // deleteJob is the operator's delete of a finished job, plan fault i;

@@ -580,54 +580,64 @@ func (r *run) schedulePass() {
 // operator runs the plan's retries: a document's job, once discarded or
 // cancelled, is asked to run again (once per fault).
 func (r *run) operator() {
-	if r.operatorRetries() {
-		if r.err == nil {
-			r.reachTick()
-		}
-	} else {
-		r.parkCont = func() {
-			if r.operatorRetries() && r.err == nil {
-				r.reachTick()
-			}
-		}
+	if r.retriesFrom(0) && r.err == nil {
+		r.reachTick()
 	}
 	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
 }
 
-// operatorRetries is the operator's retries; false: one waits on a lock
-// (races mode), parked.
-func (r *run) operatorRetries() bool {
-	if !r.quiet {
-		for i, f := range r.plan {
-			if f.Kind != faults.Redrive || f.consumed {
-				continue
-			}
-			// A redrive: only a job that failed (discarded or cancelled)
-			// is brought back; a completed one's effect stands.
-			id := r.docs[f.Doc-1].job
-			if st := r.states[id]; id == 0 || st != target.Discarded && st != target.Cancelled {
-				continue
-			}
-			j, err := r.ops2.Retry(r.ctx, r.now(), id)
-			if r.blocked(err) {
-				return false
-			}
-			r.realize(i)
-			switch {
-			case errors.Is(err, target.ErrNotFound):
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "not_found"})
-			case errors.Is(err, target.ErrUniqueConflict):
-				// A newer job of the document holds its unique args (the
-				// client inserted it again once this one was cancelled).
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
-			case err != nil:
-				r.fail("retry", err)
-				return true
-			default:
-				r.counts.Retries++
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
-			}
+// retriesFrom is the operator's retries from plan fault start on; false:
+// one waits on a lock (races mode), parked, and the same call runs again
+// once it has returned, then the rest of the operator's pass.
+func (r *run) retriesFrom(start int) bool {
+	if r.quiet {
+		return true
+	}
+	for i := start; i < len(r.plan); i++ {
+		f := r.plan[i]
+		if f.Kind != faults.Redrive || f.consumed {
+			continue
 		}
+		// A redrive: only a job that failed (discarded or cancelled)
+		// is brought back; a completed one's effect stands.
+		id := r.docs[f.Doc-1].job
+		if st := r.states[id]; id == 0 || st != target.Discarded && st != target.Cancelled {
+			continue
+		}
+		if !r.retryCall(i, id) {
+			r.parkCont = func() {
+				if r.retryCall(i, id) && r.err == nil && r.retriesFrom(i+1) && r.err == nil {
+					r.reachTick()
+				}
+			}
+			return false
+		}
+		if r.err != nil {
+			return true
+		}
+	}
+	return true
+}
+
+// retryCall is plan fault i's retry of job id; false: it waits on a lock.
+func (r *run) retryCall(i int, id target.JobID) bool {
+	j, err := r.ops2.Retry(r.ctx, r.now(), id)
+	if r.blocked(err) {
+		return false
+	}
+	r.realize(i)
+	switch {
+	case errors.Is(err, target.ErrNotFound):
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "not_found"})
+	case errors.Is(err, target.ErrUniqueConflict):
+		// A newer job of the document holds its unique args (the
+		// client inserted it again once this one was cancelled).
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
+	case err != nil:
+		r.fail("retry", err)
+	default:
+		r.counts.Retries++
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
 	}
 	return true
 }
