@@ -204,11 +204,15 @@ func (r *run) reachFrom(start int) {
 			continue
 		}
 		if !r.reachCall(i, id) {
-			r.parkCont = func() {
-				if r.reachCall(i, id) && r.err == nil {
+			var cont func()
+			cont = func() {
+				if !r.reachCall(i, id) {
+					r.parkCont = cont // still waiting
+				} else if r.err == nil {
 					r.reachFrom(i + 1)
 				}
 			}
+			r.parkCont = cont
 			return
 		}
 		if r.err != nil {

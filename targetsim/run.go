@@ -374,12 +374,7 @@ func (r *run) dispatch(ev scheduler.Event) {
 			r.realize(int(ev.Arg))
 			i := int(r.plan[ev.Arg].Doc - 1)
 			if !r.arrive(i, true) {
-				r.pending++
-				r.parkCont = func() {
-					if r.arrive(i, true) {
-						r.pending--
-					}
-				}
+				r.pending++ // parked: its call is still in flight
 			}
 		}
 	case evWorker:
@@ -502,11 +497,9 @@ func (r *run) arrive(i int, dup bool) bool {
 	d := &r.docs[i]
 	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
 	if r.blocked(err) {
-		if !dup {
-			r.parkCont = func() {
-				if r.arrive(i, false) {
-					r.pending--
-				}
+		r.parkCont = func() {
+			if r.arrive(i, dup) {
+				r.pending--
 			}
 		}
 		return false
@@ -605,11 +598,15 @@ func (r *run) retriesFrom(start int) bool {
 			continue
 		}
 		if !r.retryCall(i, id) {
-			r.parkCont = func() {
-				if r.retryCall(i, id) && r.err == nil && r.retriesFrom(i+1) && r.err == nil {
+			var cont func()
+			cont = func() {
+				if !r.retryCall(i, id) {
+					r.parkCont = cont // still waiting
+				} else if r.err == nil && r.retriesFrom(i+1) && r.err == nil {
 					r.reachTick()
 				}
 			}
+			r.parkCont = cont
 			return false
 		}
 		if r.err != nil {
