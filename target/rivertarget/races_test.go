@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // A races sweep on PostgreSQL has calls wait on other actors' locks, its
 // oracles pass, and a seed with a wait replays to the same trace hash. It
-// stops at the first seed with a wait (seed 3 today: a few seconds), so
+// stops at the first seed with a wait (seed 4 today: a few seconds), so
 // make race runs it too, for the goroutines of package overlap.
 func TestRacesWaitAndReplay(t *testing.T) {
 	url := pgtest.Fresh(t, pgtest.URL(t))
