@@ -54,9 +54,9 @@ arch386:
 # sweep takes 10 seeds instead of 200 and its broken-store cases, which
 # run on one goroutine, are left to unit: see mirror/race_on_test.go).
 race:
-	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash and crash/workload, chaos, internal/pgtest);"
+	@echo "race: go test -race -short on the packages with goroutines (cmd/, sqlstore, mirror, crash and crash/workload, chaos, internal/pgtest, overlap and target/rivertarget: races mode);"
 	@echo "race: about 5 minutes on 2 cores, mostly cmd/durasim's tests; each package prints when it is done"
-	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash/... ./chaos ./internal/pgtest/...
+	$(GO) test -count=1 -race -short ./cmd/... ./sqlstore ./mirror ./crash/... ./chaos ./internal/pgtest/... ./overlap ./target/rivertarget
 
 sweep: build
 	bin/durasim run -seeds 1:$(SEEDS)

@@ -462,3 +462,46 @@ type Snapshot struct {
 	Jobs    []Job
 	Effects []Effect
 }
+
+// ErrBlocked is what a call of a queue in races mode ([Racer]) returns
+// while it waits on a lock another actor's open transaction holds: the
+// call stays in flight, and the same call made again by the same actor
+// (once [Racer.Settle] returned) hands back its result, or ErrBlocked
+// again while it still waits.
+var ErrBlocked = errors.New("target: the call waits on a lock another actor holds")
+
+// RaceError is a call the database refused because of another actor's
+// transaction running at the same time: a deadlock it broke, a
+// serialization failure, a unique key another open transaction wrote
+// first. It is an outcome of the race, for the history, not a broken
+// adapter.
+type RaceError struct {
+	Code string // "deadlock", "serialization", "unique_violation"
+	Err  error
+}
+
+func (e *RaceError) Error() string { return "target: lost a race (" + e.Code + "): " + e.Err.Error() }
+func (e *RaceError) Unwrap() error { return e.Err }
+
+// RaceCode is the code of err's RaceError ("" when it is none).
+func RaceCode(err error) string {
+	var re *RaceError
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return ""
+}
+
+// Racer is a queue with a races mode: each actor's Conn on a connection
+// of its own, each call run where it may wait on another actor's locks
+// (returning ErrBlocked while it waits).
+type Racer interface {
+	// Races turns the mode on or off for the runs that follow; an error
+	// when the queue cannot race (its backend has one connection).
+	Races(on bool) error
+	// Settle waits until every call in flight has returned or waits on a
+	// lock an idle transaction holds (one that cannot move until its
+	// actor's next call), so that what each call returns is decided by
+	// the order the calls were made in.
+	Settle(ctx context.Context) error
+}

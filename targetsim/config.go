@@ -25,6 +25,12 @@ type Config struct {
 	// Only keeps these documents (1-based) of the workload, as the
 	// shrinker prints it; nil keeps all.
 	Only []int
+	// Races runs the actors' calls overlapping inside the database
+	// (target.Racer: each actor on a connection of its own, a call that
+	// waits on another's lock left in flight while the others go on),
+	// and splits a handler's transaction into a call per step with a gap
+	// the seed draws between them. PostgreSQL only.
+	Races bool
 	// KeepTrace keeps the trace lines and the operations in the result.
 	KeepTrace bool
 }

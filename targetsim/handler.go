@@ -26,6 +26,10 @@ func (w *worker) handler() {
 		return
 	}
 	d := w.r.cfg.Design
+	if w.r.cfg.Races {
+		w.raceHandler()
+		return
+	}
 	switch {
 	case w.job.Kind == KindDeliver:
 		w.inTx(true, true, false)

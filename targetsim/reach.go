@@ -93,11 +93,20 @@ func (r *run) batch(i int) {
 	if r.quiet || r.oper == nil {
 		return
 	}
-	r.realize(i)
+	r.batchCall(i)
+}
+
+// batchCall is batch's call (parked, in races mode, while it waits).
+func (r *run) batchCall(i int) {
 	di := int(r.plan[i].Doc - 1)
 	d := &r.docs[di]
 	req := target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true}
 	got, err := r.oper.InsertMany(r.ctx, r.now(), []target.InsertReq{req, req})
+	if r.blocked(err) {
+		r.parkCont = func() { r.batchCall(i) }
+		return
+	}
+	r.realize(i)
 	r.batches++
 	if errors.Is(err, target.ErrBatchRepeats) {
 		for range 2 {
@@ -152,8 +161,12 @@ func (r *run) cancelJob(i int) {
 		return
 	}
 	id := r.docs[r.plan[i].Doc-1].job
-	r.strike(r.plan[i].Fault)
 	j, err := r.oper.Cancel(r.ctx, r.now(), id)
+	if r.blocked(err) {
+		r.parkCont = func() { r.cancelJob(i) }
+		return
+	}
+	r.strike(r.plan[i].Fault)
 	o := target.Op{Kind: target.OpCancelJob, Actor: "operator", Job: id, Applied: true, State: j.State}
 	if !r.opErr(&o, err, "outside cancel") {
 		return
@@ -169,7 +182,12 @@ func (r *run) reachTick() {
 	if r.quiet || r.oper == nil {
 		return
 	}
-	for i := range r.plan {
+	r.reachFrom(0)
+}
+
+// reachFrom is reachTick from plan fault start on.
+func (r *run) reachFrom(start int) {
+	for i := start; i < len(r.plan); i++ {
 		f := &r.plan[i]
 		if f.consumed || f.Kind != faults.Delete && f.Kind != faults.Metadata && f.Kind != faults.OutOfBand {
 			continue
@@ -183,28 +201,17 @@ func (r *run) reachTick() {
 		if id == 0 || r.deleted[id] || f.Kind == faults.Delete && (!st.Final() || r.pending > 0) || f.Kind == faults.OutOfBand && !r.outOfBandDue(f.Fault, id) {
 			continue
 		}
-		r.realize(i)
-		switch f.Kind {
-		case faults.Delete:
-			r.deleteJob(id)
-		case faults.Metadata:
-			j, err := r.oper.SetMetadata(r.ctx, r.now(), id, "durasim", "op"+strconv.Itoa(i+1))
-			o := target.Op{Kind: target.OpUpdate, Actor: "operator", Job: id, Key: "metadata", Applied: true, State: j.State}
-			if r.opErr(&o, err, "metadata update") {
-				r.counts.MetadataUpdates++
-				r.record(o)
-			}
-		case faults.OutOfBand:
-			j, err := r.oper.OutOfBand(r.ctx, r.now(), id, outOfBandErrors)
-			o := target.Op{Kind: target.OpUpdate, Actor: "writer", Job: id, Key: "out_of_band", Attempt: outOfBandErrors, Applied: true,
-				State: j.State}
-			if r.opErr(&o, err, "out-of-band write") {
-				r.counts.OutOfBand++
-				if !j.State.Final() {
-					r.counts.LongErrors++
+		if !r.reachCall(i, id) {
+			var cont func()
+			cont = func() {
+				if !r.reachCall(i, id) {
+					r.parkCont = cont // still waiting
+				} else if r.err == nil {
+					r.reachFrom(i + 1)
 				}
-				r.record(o)
 			}
+			r.parkCont = cont
+			return
 		}
 		if r.err != nil {
 			return
@@ -226,21 +233,63 @@ func (r *run) outOfBandDue(f faults.Fault, id target.JobID) bool {
 	return (st == target.Retryable || st == target.Scheduled || st == target.Available) && r.fetched[id] >= int(f.Attempt)
 }
 
-// deleteJob is the operator's delete of a finished job.
-func (r *run) deleteJob(id target.JobID) {
+// reachCall is plan fault i's call on job id; false: it waits on a lock
+// (races mode), and the same call runs again once it has returned.
+func (r *run) reachCall(i int, id target.JobID) bool {
+	switch r.plan[i].Kind {
+	case faults.Delete:
+		return r.deleteJob(id, i)
+	case faults.Metadata:
+		j, err := r.oper.SetMetadata(r.ctx, r.now(), id, "durasim", "op"+strconv.Itoa(i+1))
+		if r.blocked(err) {
+			return false
+		}
+		r.realize(i)
+		o := target.Op{Kind: target.OpUpdate, Actor: "operator", Job: id, Key: "metadata", Applied: true, State: j.State}
+		if r.opErr(&o, err, "metadata update") {
+			r.counts.MetadataUpdates++
+			r.record(o)
+		}
+	case faults.OutOfBand:
+		j, err := r.oper.OutOfBand(r.ctx, r.now(), id, outOfBandErrors)
+		if r.blocked(err) {
+			return false
+		}
+		r.realize(i)
+		o := target.Op{Kind: target.OpUpdate, Actor: "writer", Job: id, Key: "out_of_band", Attempt: outOfBandErrors, Applied: true,
+			State: j.State}
+		if r.opErr(&o, err, "out-of-band write") {
+			r.counts.OutOfBand++
+			if !j.State.Final() {
+				r.counts.LongErrors++
+			}
+			r.record(o)
+		}
+	}
+	return true
+}
+
+// deleteJob is the operator's delete of a finished job, plan fault i;
+// false: its call waits on a lock (races mode).
+func (r *run) deleteJob(id target.JobID, i int) bool {
 	j, err := r.oper.Delete(r.ctx, r.now(), id)
+	if r.blocked(err) {
+		return false
+	}
+	r.realize(i)
 	o := target.Op{Kind: target.OpDelete, Actor: "operator", Job: id, Applied: true, State: j.State}
 	if errors.Is(err, target.ErrRunning) {
 		o.Applied, o.State, o.Err = false, target.Running, "running"
 		r.record(o)
-		return
+		return true
 	}
 	if !r.opErr(&o, err, "delete") {
-		return
+		return true
 	}
 	r.counts.Deletes++
 	r.deleted[id] = true
 	r.record(o)
+	return true
 }
 
 // opErr folds an operator call's error into its op: a job not found is

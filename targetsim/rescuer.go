@@ -24,7 +24,17 @@ func (s *rescuer) pass() {
 	if s.stuck != nil {
 		return // the last pass has not rescued yet (a paused rescuer)
 	}
+	s.stuckPass()
+}
+
+// stuckPass is the pass's first call on.
+func (s *rescuer) stuckPass() {
+	r := s.r
 	stuck, err := s.conn.Stuck(r.ctx, r.now())
+	if r.blocked(err) {
+		r.parkCont = s.stuckPass
+		return
+	}
 	if err != nil {
 		r.fail("stuck jobs", err)
 		return
@@ -59,11 +69,15 @@ func (s *rescuer) rescue(token int64) {
 	}
 	r := s.r
 	stuck := s.stuck
-	s.stuck = nil
 	for i := range stuck {
 		stuck[i].Timeout = r.timeouts[stuck[i].ID] // the worker's code says it, not the row
 	}
 	got, err := s.conn.Rescue(r.ctx, r.now(), stuck)
+	if r.blocked(err) {
+		r.parkCont = func() { s.rescue(token) }
+		return
+	}
+	s.stuck = nil
 	if err != nil {
 		r.fail("rescue", err)
 		return

@@ -111,6 +111,12 @@ type Counts struct {
 	OutOfBand       int `json:"out_of_band"`      // rows another writer changed (each a long error history)
 	LongErrors      int `json:"long_errors"`      // of them, live jobs whose next attempt carries the long error history
 	BatchInserts    int `json:"batch_inserts"`    // inserts made in a batch that repeats a unique key
+	// Races mode: calls that waited on another actor's lock, handler
+	// transactions the database refused for a race (rolled back), and of
+	// those the deadlocks it broke.
+	LockWaits     int `json:"lock_waits,omitempty"`
+	RaceRollbacks int `json:"race_rollbacks,omitempty"`
+	Deadlocks     int `json:"deadlocks,omitempty"`
 }
 
 // Timing of the simulated environment (all whole milliseconds, so that
@@ -144,6 +150,9 @@ const (
 // Run runs one seed against q and checks it.
 func Run(ctx context.Context, q target.Queue, cfg Config, seed uint64) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := PrepareRaces(q, cfg); err != nil {
 		return nil, err
 	}
 	r := newRun(ctx, q, cfg, seed)
@@ -227,10 +236,16 @@ type run struct {
 	txSeq    int
 	pending  int // arrivals and duplicate inserts still to come
 	counts   Counts
-	quiet    bool // the faults stopped
-	done     bool
-	end      target.Time
-	err      error
+	// Races mode (races.go): each actor's steps parked behind its call
+	// that waits on a lock, the first a continuation of that call.
+	racer     target.Racer
+	parked    map[int][]parkItem
+	parkCont  func()
+	rerunning bool
+	quiet     bool // the faults stopped
+	done      bool
+	end       target.Time
+	err       error
 }
 
 func newRun(ctx context.Context, q target.Queue, cfg Config, seed uint64) *run {
@@ -332,15 +347,38 @@ func (r *run) Handle(ev scheduler.Event) {
 	if r.err != nil || r.done {
 		return
 	}
+	if r.cfg.Races {
+		r.raceStep(ev)
+	} else {
+		r.dispatch(ev)
+	}
+	// A run ends once nothing is left to do: after the faults stopped, or
+	// before, when every document has arrived and every job finished
+	// (no fault can strike a run in which nothing runs).
+	if (r.quiet || r.pending == 0 && !r.retryDue()) && r.drained() && len(r.parked) == 0 {
+		r.done = true
+	}
+	if r.now() >= quiesceAt+drainWindow {
+		r.done = true
+	}
+}
+
+// dispatch runs ev's step.
+func (r *run) dispatch(ev scheduler.Event) {
 	switch ev.Kind {
 	case evArrive:
 		r.pending--
-		r.arrive(int(ev.Arg), false)
+		if !r.arrive(int(ev.Arg), false) {
+			r.pending++ // parked: its call is still in flight
+		}
 	case evDup:
 		r.pending--
 		if !r.quiet {
 			r.realize(int(ev.Arg))
-			r.arrive(int(r.plan[ev.Arg].Doc-1), true)
+			i := int(r.plan[ev.Arg].Doc - 1)
+			if !r.arrive(i, true) {
+				r.pending++ // parked: its call is still in flight
+			}
 		}
 	case evWorker:
 		r.work[ev.Actor].handle(ev.Arg)
@@ -359,15 +397,6 @@ func (r *run) Handle(ev scheduler.Event) {
 	case evQuiesce:
 		r.quiet = true
 		r.record(target.Op{Kind: target.OpQuiesce, Actor: "sim"})
-	}
-	// A run ends once nothing is left to do: after the faults stopped, or
-	// before, when every document has arrived and every job finished
-	// (no fault can strike a run in which nothing runs).
-	if (r.quiet || r.pending == 0 && !r.retryDue()) && r.drained() {
-		r.done = true
-	}
-	if r.now() >= quiesceAt+drainWindow {
-		r.done = true
 	}
 }
 
@@ -477,15 +506,25 @@ func (r *run) stranded(id target.JobID) bool {
 	return true
 }
 
-func (r *run) arrive(i int, dup bool) {
+// arrive is a client's insert of document i (dup: again); false: its
+// call waits on a lock (races mode), parked.
+func (r *run) arrive(i int, dup bool) bool {
 	d := &r.docs[i]
+	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
+	if r.blocked(err) {
+		r.parkCont = func() {
+			if r.arrive(i, dup) {
+				r.pending--
+			}
+		}
+		return false
+	}
 	if d.few != nil && !dup {
 		r.strike(*d.few)
 	}
-	ins, err := r.client.Insert(r.ctx, r.now(), target.InsertReq{Kind: KindDoc, Args: d.args, MaxAttempts: d.max, Unique: true})
 	if err != nil {
 		r.fail("insert", err)
-		return
+		return true
 	}
 	r.counts.Inserts++
 	if ins.Skipped {
@@ -496,6 +535,7 @@ func (r *run) arrive(i int, dup bool) {
 	if !dup || d.job == 0 {
 		d.job = ins.Job
 	}
+	return true
 }
 
 // inserted records an insert and follows its job.
@@ -530,6 +570,10 @@ func (r *run) scheduleEvery() target.Time {
 // pass that takes back jobs whose lease ran out (Policy.Lease).
 func (r *run) schedulePass() {
 	got, err := r.ops2.Schedule(r.ctx, r.now())
+	if r.blocked(err) {
+		r.parkCont = r.schedulePass
+		return
+	}
 	if err != nil {
 		r.fail("schedule", err)
 		return
@@ -544,37 +588,70 @@ func (r *run) schedulePass() {
 // operator runs the plan's retries: a document's job, once discarded or
 // cancelled, is asked to run again (once per fault).
 func (r *run) operator() {
-	if !r.quiet {
-		for i, f := range r.plan {
-			if f.Kind != faults.Redrive || f.consumed {
-				continue
+	if r.retriesFrom(0) && r.err == nil {
+		r.reachTick()
+	}
+	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+}
+
+// retriesFrom is the operator's retries from plan fault start on; false:
+// one waits on a lock (races mode), parked, and the same call runs again
+// once it has returned, then the rest of the operator's pass.
+func (r *run) retriesFrom(start int) bool {
+	if r.quiet {
+		return true
+	}
+	for i := start; i < len(r.plan); i++ {
+		f := r.plan[i]
+		if f.Kind != faults.Redrive || f.consumed {
+			continue
+		}
+		// A redrive: only a job that failed (discarded or cancelled)
+		// is brought back; a completed one's effect stands.
+		id := r.docs[f.Doc-1].job
+		if st := r.states[id]; id == 0 || st != target.Discarded && st != target.Cancelled {
+			continue
+		}
+		if !r.retryCall(i, id) {
+			var cont func()
+			cont = func() {
+				if !r.retryCall(i, id) {
+					r.parkCont = cont // still waiting
+				} else if r.err == nil && r.retriesFrom(i+1) && r.err == nil {
+					r.reachTick()
+				}
 			}
-			// A redrive: only a job that failed (discarded or cancelled)
-			// is brought back; a completed one's effect stands.
-			id := r.docs[f.Doc-1].job
-			if st := r.states[id]; id == 0 || st != target.Discarded && st != target.Cancelled {
-				continue
-			}
-			j, err := r.ops2.Retry(r.ctx, r.now(), id)
-			r.realize(i)
-			switch {
-			case errors.Is(err, target.ErrNotFound):
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "not_found"})
-			case errors.Is(err, target.ErrUniqueConflict):
-				// A newer job of the document holds its unique args (the
-				// client inserted it again once this one was cancelled).
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
-			case err != nil:
-				r.fail("retry", err)
-				return
-			default:
-				r.counts.Retries++
-				r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
-			}
+			r.parkCont = cont
+			return false
+		}
+		if r.err != nil {
+			return true
 		}
 	}
-	r.reachTick()
-	r.sched.After(scheduler.Time(operatorEvery), scheduler.Event{Kind: evOperator})
+	return true
+}
+
+// retryCall is plan fault i's retry of job id; false: it waits on a lock.
+func (r *run) retryCall(i int, id target.JobID) bool {
+	j, err := r.ops2.Retry(r.ctx, r.now(), id)
+	if r.blocked(err) {
+		return false
+	}
+	r.realize(i)
+	switch {
+	case errors.Is(err, target.ErrNotFound):
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "not_found"})
+	case errors.Is(err, target.ErrUniqueConflict):
+		// A newer job of the document holds its unique args (the
+		// client inserted it again once this one was cancelled).
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: r.states[id], Err: "unique_conflict"})
+	case err != nil:
+		r.fail("retry", err)
+	default:
+		r.counts.Retries++
+		r.record(target.Op{Kind: target.OpRetry, Actor: "operator", Job: id, State: j.State, At: j.ScheduledAt})
+	}
+	return true
 }
 
 // retryDue reports whether the operator has a retry to make: a plan

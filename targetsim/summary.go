@@ -33,6 +33,10 @@ type Summary struct {
 	// seed); Planned is how many seeds it was to run (0: not said).
 	Interrupted string `json:"interrupted,omitempty"`
 	Planned     int    `json:"planned,omitempty"`
+	// Races mode: the seeds in which a call waited on another actor's
+	// lock (Paths.LockWaits counts the calls).
+	Races       bool `json:"races,omitempty"`
+	WaitedSeeds int  `json:"waited_seeds,omitempty"`
 	fold        foldHash
 }
 
@@ -53,6 +57,10 @@ func (s *Summary) Add(r *Result) {
 	}
 	s.Paths.add(r.Counts)
 	s.addReach(r.Counts)
+	s.Races = s.Races || r.Config.Races
+	if r.Counts.LockWaits > 0 {
+		s.WaitedSeeds++
+	}
 	if n := len(r.Exposures); n > 0 {
 		s.Exposures += n
 		s.Exposed++
@@ -97,6 +105,9 @@ func (c *Counts) add(o Counts) {
 	c.OutOfBand += o.OutOfBand
 	c.LongErrors += o.LongErrors
 	c.BatchInserts += o.BatchInserts
+	c.LockWaits += o.LockWaits
+	c.RaceRollbacks += o.RaceRollbacks
+	c.Deadlocks += o.Deadlocks
 }
 
 // Print writes the summary as the CLI shows it.
@@ -119,6 +130,10 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "paths       inserts=%d unique-skipped=%d polls=%d fetches=%d reports=%d refused=%d rollbacks=%d stale-completions=%d stuck=%d rescued=%d scheduled=%d crashes=%d pauses=%d retries=%d zombie-writes=%d timeouts=%d\n",
 		p.Inserts, p.UniqueSkipped, p.Polls, p.Fetches, p.Reports, p.Refused, p.Rollbacks, p.StaleCompletions, p.Stuck, p.Rescued,
 		p.Scheduled, p.Crashes, p.Pauses, p.Retries, p.ZombieWrites, p.Timeouts)
+	if s.Races {
+		fmt.Fprintf(w, "races       %d seed(s) with a call that waited on another actor's lock: lock-waits=%d race-rollbacks=%d deadlocks=%d\n",
+			s.WaitedSeeds, p.LockWaits, p.RaceRollbacks, p.Deadlocks)
+	}
 	fmt.Fprintf(w, "exposure    %d overlaps in %d seeds (two workers on one job at once: an at-least-once queue allows it; counted, not failed)\n",
 		s.Exposures, s.Exposed)
 	for _, name := range invariants.TargetChecks() {

@@ -21,6 +21,8 @@ const (
 	stepHandle
 	stepReport
 	stepRestart
+	stepTxComplete // races mode: the handler's transaction's completion, a step of its own
+	stepTxCommit   // and its commit
 	stepCount
 )
 
@@ -42,6 +44,7 @@ type worker struct {
 	lat      *scheduler.Stream // its poll jitter
 	slowed   *faults.Fault     // the slow fault drawing out the work in hand
 	life     int               // its incarnation's index in run.lives
+	open     *raceTx           // races mode: the handler's transaction open across steps
 }
 
 func (w *worker) incarnate() {
@@ -84,6 +87,10 @@ func (w *worker) handle(arg int64) {
 		w.inc++
 		w.incarnate()
 		w.poll()
+	case stepTxComplete:
+		w.raceComplete()
+	case stepTxCommit:
+		w.raceCommit()
 	}
 }
 
@@ -117,6 +124,10 @@ func (w *worker) cross(b boundary.Boundary, inTx bool) (alive bool, delay target
 func (w *worker) poll() {
 	r := w.r
 	jobs, err := w.conn.Fetch(r.ctx, r.now(), 1)
+	if r.blocked(err) {
+		r.parkCont = w.poll
+		return
+	}
 	if err != nil {
 		r.fail("fetch", err)
 		return
@@ -203,6 +214,10 @@ func (w *worker) outcome() (target.Report, *faults.Fault) {
 func (w *worker) reportStep() {
 	r := w.r
 	rep, err := w.conn.Report(r.ctx, r.now(), w.job, w.report)
+	if r.blocked(err) {
+		r.parkCont = w.reportStep
+		return
+	}
 	if err != nil {
 		r.fail("report", err)
 		return

@@ -75,6 +75,7 @@ type targetFlags struct {
 	planFile    string
 	swarm       bool
 	swarmClocks bool
+	races       bool
 	only        string
 	backend     string
 	db          string
@@ -117,6 +118,7 @@ func newTargetFlags(verb string, stderr io.Writer, system string) *targetFlags {
 	fs.StringVar(&f.planFile, "plan-file", "", "file holding an explicit fault plan (at most 1 MiB)")
 	fs.BoolVar(&f.swarm, "swarm", true, "add the seed's random faults (swarm testing) to the plan")
 	fs.BoolVar(&f.swarmClocks, "swarm-clocks", true, "let the swarm draw the clock faults (clock-ahead, clock-behind, zone, dst) the target's clocks take")
+	fs.BoolVar(&f.races, "races", false, "races mode (-backend postgres): each actor on a connection of its own, calls overlapping inside the database on its row locks, the handler's transaction a call per step with seed-drawn gaps")
 	fs.StringVar(&f.only, "only", "", "keep only these documents (comma-separated 1-based indices), as the shrinker prints")
 	backends, def := []string{backendSQLite, backendPostgres}, ""
 	if f.sys != nil {
@@ -193,6 +195,7 @@ func (f *targetFlags) config() (targetsim.Config, error) {
 		return c, usageErr("%v", err)
 	}
 	c.Design, c.Workers, c.Docs, c.Tenants, c.MaxAttempts, c.Swarm, c.SwarmClocks = d, f.workers, f.docs, f.tenants, f.maxAttempts, f.swarm, f.swarmClocks
+	c.Races = f.races
 	if c.Plan, err = readPlan(targetsim.Vocabulary(f.target), f.plan, f.planFile); err != nil {
 		return c, err
 	}
@@ -262,6 +265,10 @@ func setupTarget(verb string, args []string, stderr io.Writer) (*targetFlags, ta
 	q, closeQ, err := f.open()
 	if err != nil {
 		return nil, cfg, nil, nil, err
+	}
+	if err := targetsim.PrepareRaces(q, cfg); err != nil {
+		closeQ()
+		return nil, cfg, nil, nil, usageErr("%v", err)
 	}
 	return f, cfg, q, closeQ, nil
 }

@@ -36,6 +36,7 @@ func TestTargetBadInput(t *testing.T) {
 		{"run", "-target", "river", "-seeds", "1:2", "-parallel", "0"},
 		{"run", "-target", "river", "-seeds", "1:2", "-shard", "2/2"},
 		{"run", "-target", "river", "-seeds", "1:2", "-backend", "postgres", "-db", "postgres://127.0.0.1:1/x", "-parallel", "2"},
+		{"run", "-target", "river", "-seeds", "1:2", "-races"}, // races mode needs PostgreSQL
 	} {
 		out, stderr, code := cli(args...)
 		oneLineError(t, args, out, stderr, code)

@@ -23,18 +23,20 @@ import (
 type conn struct {
 	q     *Queue
 	actor string
+	db    db   // the queue's database, or in races mode the actor's own connection to it
+	code  code // River's code on db
 	// held is the rows this client fetched, by id, as River's producer
 	// hands them to its executor.
 	held map[int64]*rivertype.JobRow
 }
 
 func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	return c.q.code.insert(ctx, nil, now, r)
+	return c.code.insert(ctx, nil, now, r)
 }
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
 func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Job, error) {
-	res, err := c.q.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
+	res, err := c.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
 		ClientID: c.actor, MaxAttemptedBy: c.q.cfg.MaxAttemptedBy, MaxToLock: max, Now: wallp(now), Queue: queueName,
 	})
 	if err != nil {
@@ -70,11 +72,20 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 		return target.Reported{}, err
 	}
 	delete(c.held, held.ID)
-	tx, err := c.q.db.begin(ctx)
+	tx, err := c.db.begin(ctx)
 	if err != nil {
 		return target.Reported{}, err
 	}
 	defer func() { _ = tx.rollback(ctx) }()
+	if c.q.races {
+		// Another actor's open transaction may hold the row: wait for it
+		// here, so that the read below is of the row River's completer
+		// then writes (under READ COMMITTED its update would wait and
+		// then see the committed row, while a read before it would not).
+		if _, err := tx.run(ctx, "SELECT id FROM river_job WHERE id = $1 FOR UPDATE", held.ID); err != nil {
+			return target.Reported{}, err
+		}
+	}
 	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row
@@ -82,7 +93,7 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 	if err != nil {
 		return target.Reported{}, err
 	}
-	after, err := c.q.code.work(ctx, tx, now, held, r)
+	after, err := c.code.work(ctx, tx, now, held, r)
 	if err != nil {
 		return target.Reported{}, err
 	}
@@ -112,7 +123,7 @@ func (c *conn) holding(j target.Job) (*rivertype.JobRow, error) {
 // Stuck is the rescuer's first query: running jobs attempted before the
 // stuck horizon.
 func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error) {
-	rows, err := c.q.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: wall(now - c.q.cfg.RescueAfter)})
+	rows, err := c.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: wall(now - c.q.cfg.RescueAfter)})
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +174,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.q.db.exec().JobRescueMany(ctx, &p); err != nil {
+	if _, err := c.db.exec().JobRescueMany(ctx, &p); err != nil {
 		return nil, err
 	}
 	after, err := c.rescueCounts(ctx, p.ID)
@@ -182,7 +193,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 
 // rescueCounts reads each job's river:rescue_count.
 func (c *conn) rescueCounts(ctx context.Context, ids []int64) (map[int64]int, error) {
-	rows, err := c.q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
+	rows, err := c.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +226,7 @@ func riverState(s target.State) rivertype.JobState {
 
 // Schedule is the job scheduler's pass.
 func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued, error) {
-	res, err := c.q.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
+	res, err := c.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +246,7 @@ func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued,
 
 // Retry is River's client's JobRetry, an operator's call.
 func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
-	r, err := c.q.code.retry(ctx, now, id)
+	r, err := c.code.retry(ctx, now, id)
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
 	}
@@ -249,7 +260,7 @@ func (c *conn) Retry(ctx context.Context, now target.Time, id target.JobID) (tar
 }
 
 func (c *conn) Begin(ctx context.Context) (target.Tx, error) {
-	tx, err := c.q.db.begin(ctx)
+	tx, err := c.db.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +281,8 @@ func uniqueViolation(err error) bool {
 // retryDelay is River's default retry policy (attempt⁴ s by the number of
 // errors, ±10%), its jitter drawn from the seed, in whole milliseconds.
 func (q *Queue) retryDelay(errors int) target.Time {
+	q.randMu.Lock()
+	defer q.randMu.Unlock()
 	lo, hi := DefaultBackoff.Bound(errors)
 	lo, hi = lo/target.Millisecond, hi/target.Millisecond
 	return (lo + q.rand.Int64N(hi-lo+1)) * target.Millisecond

@@ -74,11 +74,35 @@ type pgDB struct {
 }
 
 func openPostgres(ctx context.Context, url string) (*pgDB, error) {
+	p, err := connectPostgres(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.init(ctx); err != nil {
+		p.pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return p, nil
+}
+
+// connectPostgres opens a pool of one connection to url (session: run on
+// it at connect), River's schema already there.
+func connectPostgres(ctx context.Context, url string, session []string) (*pgDB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	cfg.MaxConns, cfg.MinConns = 1, 0
+	if session != nil {
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			for _, q := range session {
+				if _, err := c.Exec(ctx, q); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	// pgx's default, stated: each SQL text prepared once per connection
 	// and reused, as package sqlprep does for SQLite.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
@@ -90,12 +114,7 @@ func openPostgres(ctx context.Context, url string) (*pgDB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &pgDB{pool: pool, driver: riverpgxv5.New(pool)}
-	if err := p.init(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return p, nil
+	return &pgDB{pool: pool, driver: riverpgxv5.New(pool)}, nil
 }
 
 func (p *pgDB) init(ctx context.Context) error {

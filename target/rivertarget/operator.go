@@ -24,7 +24,7 @@ var _ target.Operator = (*conn)(nil)
 
 // Cancel is the client's JobCancel.
 func (c *conn) Cancel(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
-	r, err := c.q.db.exec().JobCancel(ctx, &riverdriver.JobCancelParams{ID: int64(id), CancelAttemptedAt: wall(now), Now: wallp(now),
+	r, err := c.db.exec().JobCancel(ctx, &riverdriver.JobCancelParams{ID: int64(id), CancelAttemptedAt: wall(now), Now: wallp(now),
 		ControlTopic: "river_control"})
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
@@ -37,7 +37,7 @@ func (c *conn) Cancel(ctx context.Context, now target.Time, id target.JobID) (ta
 
 // Delete is the client's JobDelete.
 func (c *conn) Delete(ctx context.Context, now target.Time, id target.JobID) (target.Job, error) {
-	r, err := c.q.db.exec().JobDelete(ctx, &riverdriver.JobDeleteParams{ID: int64(id)})
+	r, err := c.db.exec().JobDelete(ctx, &riverdriver.JobDeleteParams{ID: int64(id)})
 	switch {
 	case errors.Is(err, rivertype.ErrNotFound):
 		return target.Job{}, target.ErrNotFound
@@ -55,7 +55,7 @@ func (c *conn) SetMetadata(ctx context.Context, now target.Time, id target.JobID
 	if err != nil {
 		return target.Job{}, err
 	}
-	r, err := c.q.db.exec().JobUpdate(ctx, &riverdriver.JobUpdateParams{ID: int64(id), MetadataDoMerge: true, Metadata: m})
+	r, err := c.db.exec().JobUpdate(ctx, &riverdriver.JobUpdateParams{ID: int64(id), MetadataDoMerge: true, Metadata: m})
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
 	}
@@ -68,7 +68,7 @@ func (c *conn) SetMetadata(ctx context.Context, now target.Time, id target.JobID
 // OutOfBand appends n errors to the row's error history, as another
 // writer would: read the row, write its errors back longer.
 func (c *conn) OutOfBand(ctx context.Context, now target.Time, id target.JobID, n int) (target.Job, error) {
-	ex := c.q.db.exec()
+	ex := c.db.exec()
 	r, err := ex.JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: int64(id)})
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
@@ -100,7 +100,7 @@ func (c *conn) OutOfBand(ctx context.Context, now target.Time, id target.JobID, 
 
 // InsertMany is River's client's InsertMany: the batch in one call.
 func (c *conn) InsertMany(ctx context.Context, now target.Time, rs []target.InsertReq) ([]target.Inserted, error) {
-	out, err := c.q.code.insertMany(ctx, now, rs)
+	out, err := c.code.insertMany(ctx, now, rs)
 	if repeatedKey(err) {
 		return nil, target.ErrBatchRepeats
 	}
@@ -123,7 +123,7 @@ func repeatedKey(err error) bool {
 // asked (cancel_attempted_at in their metadata): River's rescuer cancels
 // such a stuck job rather than retrying it.
 func (c *conn) cancelAsked(ctx context.Context, ids []int64) (map[int64]bool, error) {
-	rows, err := c.q.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
+	rows, err := c.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -67,6 +68,10 @@ type Queue struct {
 	code    code   // River's own Go code on db
 	clock   *clock // River's clock: the virtual time of the call in progress
 	rand    target.Rand
+	randMu  sync.Mutex // races mode: actors' calls draw from rand on their own goroutines
+	url     string     // postgres: where the actors of races mode connect
+	races   bool
+	race    *raceState // races mode's actors (nil until it is first on)
 }
 
 var _ target.Queue = (*Queue)(nil)
@@ -88,6 +93,7 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 			return nil, errors.New("rivertarget: postgres needs a URL")
 		}
 		q.db, err = openPostgres(ctx, url)
+		q.url = url
 	default:
 		return nil, fmt.Errorf("rivertarget: unknown backend %q (want %s or %s)", backend, SQLite, Postgres)
 	}
@@ -95,7 +101,7 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 		return nil, err
 	}
 	q.clock = &clock{}
-	if q.code, err = q.db.river(q.clock, seededPolicy{q}); err != nil {
+	if q.code, err = q.db.river(q.clock, seededPolicy{q, q.clock}); err != nil {
 		_ = q.db.close()
 		return nil, err
 	}
@@ -180,10 +186,16 @@ func (q *Queue) Reset(ctx context.Context, rand target.Rand) error {
 	return q.db.reset(ctx)
 }
 
-func (q *Queue) Close() error { return q.db.close() }
+func (q *Queue) Close() error {
+	err := q.closeRaces()
+	return errors.Join(err, q.db.close())
+}
 
 func (q *Queue) Conn(actor string) target.Conn {
-	return &conn{q: q, actor: actor, held: map[int64]*rivertype.JobRow{}}
+	if q.races {
+		return q.raceConn(actor)
+	}
+	return &conn{q: q, actor: actor, db: q.db, code: q.code, held: map[int64]*rivertype.JobRow{}}
 }
 
 // Snapshot reads every job (River's JobGetByIDMany) and every effect.

@@ -171,10 +171,13 @@ func (c *riverCode[TTx]) retry(ctx context.Context, now target.Time, id target.J
 // jitter drawn from the seed. River's own DefaultClientRetryPolicy draws
 // the jitter from math/rand/v2's global generator, which no program can
 // seed: a run of it would not replay.
-type seededPolicy struct{ q *Queue }
+type seededPolicy struct {
+	q   *Queue
+	clk *clock
+}
 
 func (p seededPolicy) NextRetry(job *rivertype.JobRow) time.Time {
-	return p.q.clock.now.Add(time.Duration(p.q.retryDelay(len(job.Errors) + 1)))
+	return p.clk.now.Add(time.Duration(p.q.retryDelay(len(job.Errors) + 1)))
 }
 
 // clock is River's time generator (Config.Test.Time): durasim's virtual

@@ -33,7 +33,7 @@ func (t *handlerTx) Complete(ctx context.Context, now target.Time, j target.Job)
 	if err != nil {
 		return target.Job{}, err
 	}
-	r, err := t.c.q.code.complete(ctx, t.tx, now, held)
+	r, err := t.c.code.complete(ctx, t.tx, now, held)
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Job{}, target.ErrNotFound
 	}
@@ -45,7 +45,7 @@ func (t *handlerTx) Complete(ctx context.Context, now target.Time, j target.Job)
 
 // Insert is River's client's InsertTx in the handler's transaction.
 func (t *handlerTx) Insert(ctx context.Context, now target.Time, r target.InsertReq) (target.Inserted, error) {
-	return t.c.q.code.insert(ctx, t.tx, now, r)
+	return t.c.code.insert(ctx, t.tx, now, r)
 }
 
 func (t *handlerTx) Commit(ctx context.Context) error {
