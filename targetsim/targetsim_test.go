@@ -297,3 +297,30 @@ func TestRiverExceedsMaxAttempts(t *testing.T) {
 		t.Fatalf("want only River's attempt 3 of 2: %v", res.Violations)
 	}
 }
+
+var idleSeeds = flag.Uint64("idle.seeds", 40, "seeds TestIdlePollsSkipped runs (the sweep's 2000 to check it whole)")
+
+// A poll the database judges certain to be empty is skipped; run anyway
+// (rivertarget.VerifyIdlePolls) none finds a job, and the traces are the
+// ones the skipping run makes.
+func TestIdlePollsSkipped(t *testing.T) {
+	q := openRiver(t)
+	cfg := DefaultConfig()
+	n := *idleSeeds
+	if testing.Short() {
+		n = min(n, 10)
+	}
+	skipped := make(map[uint64]string, n)
+	for seed := uint64(1); seed <= n; seed++ {
+		res := runSeed(t, q, cfg, seed)
+		skipped[seed] = fmt.Sprintf("%s %d %d", res.HashHex(), res.Lines, len(res.Violations))
+	}
+	rivertarget.VerifyIdlePolls = true
+	defer func() { rivertarget.VerifyIdlePolls = false }()
+	for seed := uint64(1); seed <= n; seed++ {
+		res := runSeed(t, q, cfg, seed)
+		if got := fmt.Sprintf("%s %d %d", res.HashHex(), res.Lines, len(res.Violations)); got != skipped[seed] {
+			t.Errorf("seed %d: polls run: %s, skipped: %s", seed, got, skipped[seed])
+		}
+	}
+}

@@ -18,6 +18,20 @@ import (
 	"github.com/durasim/durasim/target"
 )
 
+// VerifyIdlePolls, set by tests, runs every poll the database judges
+// certain to find nothing (see idler) anyway, and fails the call if it
+// found a job.
+var VerifyIdlePolls bool
+
+// idler is a database that can tell, from what River's last empty poll
+// left, that a poll at now is certain to find nothing, and skip its SQL:
+// River's poll changes nothing when it finds nothing, so its answer and
+// the database after it are as if it ran.
+type idler interface {
+	emptyPoll(ctx context.Context, now time.Time) (bool, error)
+	polledEmpty(ctx context.Context) error
+}
+
 // conn is one actor's connection. River's executor runs on the queue's
 // pool, or inside the transaction a call opened.
 type conn struct {
@@ -36,6 +50,17 @@ func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) 
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
 func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Job, error) {
+	idle, _ := c.db.(idler)
+	sure := false // the poll is certain to find nothing
+	if idle != nil {
+		var err error
+		if sure, err = idle.emptyPoll(ctx, wall(now)); err != nil {
+			return nil, err
+		}
+		if sure && !VerifyIdlePolls {
+			return []target.Job{}, nil // what River's poll would have returned, having changed nothing
+		}
+	}
 	res, err := c.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
 		ClientID: c.actor, MaxAttemptedBy: c.q.cfg.MaxAttemptedBy, MaxToLock: max, Now: wallp(now), Queue: queueName,
 	})
@@ -43,6 +68,14 @@ func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Jo
 		return nil, err
 	}
 	rows := availableJobs(res)
+	if sure && len(rows) > 0 {
+		return nil, fmt.Errorf("rivertarget: a poll judged certain to be empty found %d jobs", len(rows))
+	}
+	if idle != nil && len(rows) == 0 {
+		if err := idle.polledEmpty(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range rows {
 		c.held[r.ID] = r
 	}

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -24,10 +25,81 @@ type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
 	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
+	idle   idlePoll
+	// private: the database is in memory, on its one connection, so
+	// nothing writes it that total_changes() does not count (a file may
+	// have other writers): only then are polls judged.
+	private bool
+}
+
+// idlePoll is what River's last empty poll left known: the database's
+// count of rows changed then (SQLite's total_changes() on the one
+// connection: every INSERT, UPDATE and DELETE, rolled back or not, adds
+// the rows it touched), and the earliest scheduled_at of an available job
+// of the queue (none: "", every scheduled_at stored as text). River's
+// poll is an UPDATE whose rows are the available jobs of the queue due at
+// now; an empty one changed nothing. While the count has not moved, the
+// database is as it was, so a poll at a now before that earliest time
+// finds nothing either: its answer is certain without running it.
+type idlePoll struct {
+	known   bool
+	changes int64
+	next    string // "": no available job of the queue
+	certain int    // polls judged certain to be empty, for tests
+}
+
+// sqliteTime is a time as River's SQLite driver writes and compares it:
+// UTC, to the millisecond, in this layout (text compares as time).
+func sqliteTime(t time.Time) string {
+	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+}
+
+// emptyPoll says whether River's poll at now is certain to find no job
+// (see idlePoll); false when unsure. verify runs the poll anyway.
+func (s *sqliteDB) emptyPoll(ctx context.Context, now time.Time) (bool, error) {
+	if !s.private || !s.idle.known {
+		return false, nil
+	}
+	var changes int64
+	if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
+		return false, err
+	}
+	if changes != s.idle.changes {
+		s.idle.known = false
+		return false, nil
+	}
+	if s.idle.next != "" && sqliteTime(now) >= s.idle.next {
+		return false, nil
+	}
+	s.idle.certain++
+	return true, nil
+}
+
+// polledEmpty records the state a poll that found nothing left.
+func (s *sqliteDB) polledEmpty(ctx context.Context) error {
+	s.idle.known = false
+	if !s.private {
+		return nil
+	}
+	certain := s.idle.certain
+	var changes int64
+	var next sql.NullString
+	var other int64
+	err := s.db.QueryRowContext(ctx, `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
+FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`, queueName).Scan(&changes, &next, &other)
+	if err != nil {
+		return err
+	}
+	if other > 0 {
+		return nil // a time not stored as River's text: unsure
+	}
+	s.idle = idlePoll{known: true, changes: changes, next: next.String, certain: certain}
+	return nil
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
-	if url == "" {
+	private := url == ""
+	if private {
 		url = "file::memory:"
 	}
 	sep := "?"
@@ -50,7 +122,7 @@ func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	s := &sqliteDB{db: db, driver: riversqlite.New(db)}
+	s := &sqliteDB{db: db, driver: riversqlite.New(db), private: private}
 	s.ex = s.driver.GetExecutor()
 	if err := s.init(ctx); err != nil {
 		_ = db.Close()
