@@ -1,10 +1,5 @@
 package model
 
-import (
-	"cmp"
-	"slices"
-)
-
 // keyResults holds every stage's result under one key: one map entry per
 // key instead of one per (key, stage) keeps the outbox small. The entries
 // live in a paged table, not one allocation each, and name their tenant by
@@ -214,19 +209,51 @@ func (s *System) Committed(key string, st Stage) (Result, bool) {
 }
 
 // Results returns every committed stage result, ordered by event id.
+//
+// A result with an event is the result of its event's outbox row (the row
+// names its key and stage), so walking the rows in id order lists those
+// in order, with no sort: a row whose (key, stage) result is another
+// event's (a naive commit that wrote the stage again) is skipped. Results
+// with no event (the dual write's, event 0) come first, in the order
+// their keys were first written.
 func (s *System) Results() []Result {
 	o := &s.outbox
 	var out []Result
-	//det:sorted (by event id, below)
-	for key, i := range o.results {
-		k := o.keys.at(int(i))
+	var names []string // key by entry, for results with no row
+	for i := range o.keys.len() {
+		k := o.keys.at(i)
 		for st := StageIngest; st < StageDone; st++ {
-			if k.has(st) {
-				out = append(out, o.result(k, key, st))
+			if !k.has(st) || k.stages[st].event != 0 {
+				continue
 			}
+			if names == nil {
+				names = make([]string, o.keys.len())
+				//det:sorted (each key to its own slot)
+				for key, j := range o.results {
+					names[j] = key
+				}
+			}
+			out = append(out, o.result(k, names[i], st))
 		}
 	}
-	slices.SortFunc(out, func(a, b Result) int { return cmp.Compare(a.EventID, b.EventID) })
+	for i := range o.rows.len() {
+		r := o.rows.at(i)
+		if r.stage >= StageDone {
+			continue
+		}
+		idx, ok := o.results[r.key]
+		if !ok {
+			continue
+		}
+		k := o.keys.at(int(idx))
+		if !k.has(r.stage) || k.stages[r.stage].event != EventID(i+1) {
+			continue
+		}
+		if out == nil {
+			out = make([]Result, 0, o.rows.len())
+		}
+		out = append(out, o.result(k, r.key, r.stage))
+	}
 	return out
 }
 

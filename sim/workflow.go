@@ -142,6 +142,24 @@ func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 
 // wfActivityName is the activity code schedules for stage st.
 func wfActivityName(st model.Stage, code int) string {
+	if int(st) < len(wfActivityNames[code]) {
+		return wfActivityNames[code][st]
+	}
+	return spellWfActivityName(st, code)
+}
+
+// wfActivityNames are wfActivityName of every code and stage, spelled
+// once: every workflow task and replay asks for each.
+var wfActivityNames = func() (t [len(wfCodes)][model.StageDone]string) {
+	for c := range wfCodes {
+		for st := range model.StageDone {
+			t[c][st] = spellWfActivityName(st, c)
+		}
+	}
+	return t
+}()
+
+func spellWfActivityName(st model.Stage, code int) string {
 	if slices.Contains(wfCodes[code].renames, st) {
 		return st.String() + ".v" + strconv.Itoa(wfCodes[code].build)
 	}

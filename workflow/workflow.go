@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -100,7 +99,7 @@ func (e *NondeterminismError) Error() string {
 	if e.Event.ID != 0 {
 		want = e.Event.String()
 	}
-	return fmt.Sprintf("%v: history event %s, replay generated %s", ErrNondeterministic, want, e.Got.What())
+	return ErrNondeterministic.Error() + ": history event " + want + ", replay generated " + e.Got.What()
 }
 
 // Unwrap lets errors.Is(err, ErrNondeterministic) work.
