@@ -216,9 +216,11 @@ func (s *System) Committed(key string, st Stage) (Result, bool) {
 // event's (a naive commit that wrote the stage again) is skipped. Results
 // with no event (the dual write's, event 0) come first, in the order
 // their keys were first written.
-func (s *System) Results() []Result {
+func (s *System) Results() []Result { return s.AppendResults(nil) }
+
+// AppendResults appends what Results returns to out.
+func (s *System) AppendResults(out []Result) []Result {
 	o := &s.outbox
-	var out []Result
 	var names []string // key by entry, for results with no row
 	for i := range o.keys.len() {
 		k := o.keys.at(i)

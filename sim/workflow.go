@@ -367,7 +367,10 @@ func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed in
 // wfResult is the recorded result of stage st's activity in h.
 func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 	for _, e := range h {
-		if n, ok := stageNamed(e.Name); ok && n == st && e.Kind == workflow.ActivityCompleted {
+		if e.Kind != workflow.ActivityCompleted {
+			continue
+		}
+		if n, ok := stageNamed(e.Name); ok && n == st {
 			return e.Result, true
 		}
 	}
@@ -376,6 +379,15 @@ func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 
 // stageNamed is the stage whose activity name is (any build's).
 func stageNamed(name string) (model.Stage, bool) {
+	// The names a history holds are wfActivityNames' own strings: equal
+	// to one of them, most often at the same address (a pointer check).
+	for c := range wfActivityNames {
+		for st, n := range wfActivityNames[c] {
+			if len(n) == len(name) && n == name {
+				return model.Stage(st), true
+			}
+		}
+	}
 	name, _, _ = strings.Cut(name, ".")
 	for _, st := range model.Stages() {
 		if st.String() == name {

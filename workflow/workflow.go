@@ -110,7 +110,7 @@ func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
 // (a replay); past its end, commands are executed and recorded while the
 // task's budget lasts, and the code is suspended at the first one beyond it.
 type WorkflowContext struct {
-	wf      *Workflow
+	wf      Workflow
 	history []HistoryEvent
 	next    int // index of the next recorded event to match
 	// budget is how many activities the context may still execute
@@ -258,7 +258,7 @@ func replay(wf Workflow, h []HistoryEvent, budget int) (ctx *WorkflowContext, is
 	if len(h) == 0 || h[0].Kind != WorkflowStarted || done >= 0 && done != len(h)-1 {
 		return nil, false, errors.New("workflow: a workflow history starts with " + WorkflowStarted.String() + " and ends at its " + WorkflowCompleted.String())
 	}
-	ctx = &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, budget: budget}
+	ctx = &WorkflowContext{wf: wf, history: slices.Clip(h), next: 1, budget: budget}
 	isSuspended, err = ctx.run()
 	return ctx, isSuspended, err
 }
