@@ -209,52 +209,24 @@ func (s *System) Committed(key string, st Stage) (Result, bool) {
 }
 
 // Results returns every committed stage result, ordered by event id.
+func (s *System) Results() []Result { return s.AppendResults(nil) }
+
+// AppendResults appends what Results returns to out.
 //
 // A result with an event is the result of its event's outbox row (the row
 // names its key and stage), so walking the rows in id order lists those
 // in order, with no sort: a row whose (key, stage) result is another
 // event's (a naive commit that wrote the stage again) is skipped. Results
-// with no event (the dual write's, event 0) come first, in the order
-// their keys were first written.
-func (s *System) Results() []Result { return s.AppendResults(nil) }
-
-// AppendResults appends what Results returns to out.
+// with no event (only the dual write has them: dualwrite.go) come first.
 func (s *System) AppendResults(out []Result) []Result {
 	o := &s.outbox
-	var names []string // key by entry, for results with no row
-	for i := range o.keys.len() {
-		k := o.keys.at(i)
-		for st := StageIngest; st < StageDone; st++ {
-			if !k.has(st) || k.stages[st].event != 0 {
-				continue
-			}
-			if names == nil {
-				names = make([]string, o.keys.len())
-				//det:sorted (each key to its own slot)
-				for key, j := range o.results {
-					names[j] = key
-				}
-			}
-			out = append(out, o.result(k, names[i], st))
-		}
-	}
+	out = o.appendUnevented(out)
 	for i := range o.rows.len() {
 		r := o.rows.at(i)
-		if r.stage >= StageDone {
-			continue
+		// (A stage with no result has event 0, and ids start at 1.)
+		if idx, ok := o.results[r.key]; ok && o.keys.at(int(idx)).stages[r.stage].event == EventID(i+1) {
+			out = append(out, o.result(o.keys.at(int(idx)), r.key, r.stage))
 		}
-		idx, ok := o.results[r.key]
-		if !ok {
-			continue
-		}
-		k := o.keys.at(int(idx))
-		if !k.has(r.stage) || k.stages[r.stage].event != EventID(i+1) {
-			continue
-		}
-		if out == nil {
-			out = make([]Result, 0, o.rows.len())
-		}
-		out = append(out, o.result(k, r.key, r.stage))
 	}
 	return out
 }
