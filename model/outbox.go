@@ -219,13 +219,17 @@ func (s *System) Results() []Result { return s.AppendResults(nil) }
 // event's (a naive commit that wrote the stage again) is skipped. Results
 // with no event (only the dual write has them: dualwrite.go) come first.
 func (s *System) AppendResults(out []Result) []Result {
-	o := &s.outbox
-	out = o.appendUnevented(out)
+	return s.outbox.appendEvented(s.outbox.appendUnevented(out))
+}
+
+// appendEvented appends the results with an event, in event id order.
+// Every row's key has results (a row is written with its key's result),
+// and a stage with no result has event 0, while ids start at 1.
+func (o *Outbox) appendEvented(out []Result) []Result {
 	for i := range o.rows.len() {
 		r := o.rows.at(i)
-		// (A stage with no result has event 0, and ids start at 1.)
-		if idx, ok := o.results[r.key]; ok && o.keys.at(int(idx)).stages[r.stage].event == EventID(i+1) {
-			out = append(out, o.result(o.keys.at(int(idx)), r.key, r.stage))
+		if k := o.keys.at(int(o.results[r.key])); k.stages[r.stage].event == EventID(i+1) {
+			out = append(out, o.result(k, r.key, r.stage))
 		}
 	}
 	return out
