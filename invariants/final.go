@@ -49,20 +49,20 @@ type Final struct {
 // FinalOf returns the final state of s. The effects, the DLQ and the
 // audit log are copied; jobs, rows and messages are read from s by
 // [Suite.Finish], so s must not change until Finish has returned.
-func FinalOf(s *model.System) Final { return finalInto(s, nil, nil) }
+func FinalOf(s *model.System) Final { return finalInto(s, nil, nil, nil, nil) }
 
 // FinalOf is the package's FinalOf with the effects and the cancelled
 // jobs read into buffers the suite keeps from seed to seed: the Final is
 // valid until the suite's next FinalOf (Finish keeps nothing of it).
 func (su *Suite) FinalOf(s *model.System) Final {
-	f := finalInto(s, su.finalEffects[:0], su.finalCancelled[:0])
-	su.finalEffects, su.finalCancelled = f.Effects, f.Cancelled
+	f := finalInto(s, su.finalEffects[:0], su.finalCancelled[:0], su.finalQuarantined[:0], su.finalResults[:0])
+	su.finalEffects, su.finalCancelled, su.finalQuarantined, su.finalResults = f.Effects, f.Cancelled, f.Quarantined, f.Results
 	return f
 }
 
 // finalInto reads s's final state, appending the effects and the
-// cancelled jobs to the buffers given.
-func finalInto(s *model.System, effects []model.Effect, cancelled []model.JobID) Final {
+// cancelled jobs, the quarantined ones and the results to the buffers given.
+func finalInto(s *model.System, effects []model.Effect, cancelled, quarantined []model.JobID, results []model.Result) Final {
 	f := Final{Effects: s.AppendEffects(effects), DLQ: s.DLQEntries(), Audit: s.Audit(), End: s.Now(), Full: true, EffectsInOrder: true, sys: s} // copies
 	if f.Effects == nil {
 		f.Effects = []model.Effect{}
@@ -73,10 +73,10 @@ func finalInto(s *model.System, effects []model.Effect, cancelled []model.JobID)
 	if f.Cancelled = cancelled; f.Cancelled == nil {
 		f.Cancelled = []model.JobID{}
 	}
-	if f.Quarantined = s.Quarantined(); f.Quarantined == nil {
+	if f.Quarantined = s.AppendQuarantined(quarantined); f.Quarantined == nil {
 		f.Quarantined = []model.JobID{} // read back, and empty
 	}
-	if f.Results = s.Results(); f.Results == nil {
+	if f.Results = s.AppendResults(results); f.Results == nil {
 		f.Results = []model.Result{}
 	}
 	f.LastFence, f.FenceRead = s.LastFence(), true

@@ -52,6 +52,9 @@ type Suite struct {
 	secretEnds     []int32        // where each secret ends in secretBuf
 	finalEffects   []model.Effect // FinalOf's buffers
 	finalCancelled []model.JobID
+	// (and these)
+	finalQuarantined []model.JobID
+	finalResults     []model.Result
 
 	// Scratch of Finish, kept so that a Suite reused across seeds
 	// (Reset) does not allocate them again; cleared before each use.

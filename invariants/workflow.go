@@ -89,6 +89,7 @@ type wfTables struct {
 	acts  map[stageKey]wfActivity
 	execs map[string]wfExecution
 	work  []wfWork
+	codes []*wfCode // the codes replays stated, parsed (a run states a handful)
 }
 
 // wfWork is a worker's last start of stage work (an extract event).
@@ -156,7 +157,7 @@ func (s *Suite) wfReplay(e *model.Event) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s says it executed %d activities, its task issued %d effects", e.Job, e.Key, e.N2, w.effects), nonZero(w.seq, e.Seq)...)
 	}
 	s.wfCount(e.Actor, -1)
-	at, want := wfMismatch(x.events, code)
+	at, want := wfMismatch(x.events, s.wf.code(code))
 	if read {
 		s.wfRead(e, &x, result)
 	}
@@ -199,57 +200,128 @@ func wfEventText(evs []wfEntry, i int) string {
 	return strconv.Itoa(i+1) + " " + evs[i].text()
 }
 
-// wfMismatch generates the document workflow's commands under code
-// ("build=N marks=a,b renames=c": the activities whose input gets
-// "|build=N", "done" for the result; those scheduled as "c.vN") against
-// the recorded events, and returns the index of the first event the code
-// does not generate and what it generates there; -1 when every event is
-// generated (the history may end anywhere along the code's path).
-func wfMismatch(evs []wfEntry, code string) (int, string) {
+// wfCode is a replay's code ("build=N marks=a,b renames=c") as
+// wfMismatch reads it: the build's stamp on an input ("|build=N"), the
+// stages whose input it stamps (and whether the result is), and each
+// stage's activity name ("c.vN" for those renamed).
+type wfCode struct {
+	code        string
+	stamp       string
+	stamped     [model.StageDone]bool
+	stampedDone bool
+	names       [model.StageDone]string
+}
+
+// code returns the parsed code, parsing it on its first replay.
+func (t *wfTables) code(code string) *wfCode {
+	for _, c := range t.codes {
+		if c.code == code {
+			return c
+		}
+	}
+	c := parseWfCode(code)
+	if len(t.codes) == 64 { // not a fleet's builds: keep no more
+		t.codes = t.codes[:0]
+	}
+	t.codes = append(t.codes, c)
+	return c
+}
+
+func parseWfCode(code string) *wfCode {
 	build, marks, _ := strings.Cut(strings.TrimPrefix(code, "build="), " marks=")
 	marks, renames, _ := strings.Cut(marks, " renames=")
 	stamped, renamed := strings.Split(marks, ","), strings.Split(renames, ",")
+	c := &wfCode{code: code, stamp: "|build=" + build, stampedDone: slices.Contains(stamped, model.StageDone.String())}
+	for st := range model.StageDone {
+		c.stamped[st] = slices.Contains(stamped, st.String())
+		c.names[st] = st.String()
+		if slices.Contains(renamed, st.String()) {
+			c.names[st] += ".v" + build
+		}
+	}
+	return c
+}
+
+// wfWant is what the code generates where the history departs from it:
+// spelled only when a report needs it.
+type wfWant struct {
+	kind  uint8 // wfWantText, wfWantEntry, wfWantCompletion
+	text  string
+	entry wfEntry
+}
+
+const (
+	wfWantText       = iota // text
+	wfWantEntry             // entry, as wf_record prints it
+	wfWantCompletion        // the completion of activity entry.name
+)
+
+func (w wfWant) String() string {
+	switch w.kind {
+	case wfWantEntry:
+		return w.entry.text()
+	case wfWantCompletion:
+		return wfActivityCompleted + " " + w.entry.name
+	}
+	return w.text
+}
+
+// stamped is in with the stamp when on: what an input or result is after
+// the code stamps it.
+func stamped(in, stamp string, on bool) string {
+	if on {
+		return in + stamp
+	}
+	return in
+}
+
+// isStamped says whether x is in with the stamp when on, building nothing.
+func isStamped(x, in, stamp string, on bool) bool {
+	if !on {
+		return x == in
+	}
+	return len(x) == len(in)+len(stamp) && x[:len(in)] == in && x[len(in):] == stamp
+}
+
+// wfMismatch generates the document workflow's commands under code
+// (the activities whose input gets "|build=N", "done" for the result;
+// those scheduled as "c.vN") against the recorded events, and returns
+// the index of the first event the code does not generate and what it
+// generates there; -1 when every event is generated (the history may end
+// anywhere along the code's path).
+func wfMismatch(evs []wfEntry, c *wfCode) (int, wfWant) {
 	if len(evs) == 0 || evs[0].kind != wfStarted {
-		return 0, wfStarted
+		return 0, wfWant{text: wfStarted}
 	}
 	in := evs[0].input
 	first, err := strconv.Atoi(in[strings.LastIndexByte(in, '@')+1:])
 	if err != nil {
-		return 0, wfStarted + " input=key@stage"
+		return 0, wfWant{text: wfStarted + " input=key@stage"}
 	}
 	i := 1
 	for st := model.Stage(first); st < model.StageDone; st++ {
-		if slices.Contains(stamped, st.String()) {
-			in += "|build=" + build
-		}
+		on := c.stamped[st] // the input is in, stamped when on
 		if i >= len(evs) {
-			return -1, "" // the run goes on from here
+			return -1, wfWant{} // the run goes on from here
 		}
-		sched := wfEntry{kind: wfActivityScheduled, name: st.String(), input: in}
-		if slices.Contains(renamed, st.String()) {
-			sched.name += ".v" + build
-		}
-		if evs[i].kind != sched.kind || evs[i].name != sched.name || evs[i].input != sched.input {
-			return i, sched.text()
+		name := c.names[st]
+		if evs[i].kind != wfActivityScheduled || evs[i].name != name || !isStamped(evs[i].input, in, c.stamp, on) {
+			return i, wfWant{kind: wfWantEntry, entry: wfEntry{kind: wfActivityScheduled, name: name, input: stamped(in, c.stamp, on)}}
 		}
 		// a scheduled activity's completion is recorded with it: a
 		// history that ends before it is one the code cannot go on from
-		if i+1 >= len(evs) || evs[i+1].kind != wfActivityCompleted || evs[i+1].name != sched.name {
-			return i + 1, wfActivityCompleted + " " + sched.name
+		if i+1 >= len(evs) || evs[i+1].kind != wfActivityCompleted || evs[i+1].name != name {
+			return i + 1, wfWant{kind: wfWantCompletion, entry: wfEntry{name: name}}
 		}
 		in, i = evs[i+1].result, i+2
 	}
-	if slices.Contains(stamped, model.StageDone.String()) {
-		in += "|build=" + build
-	}
-	done := wfEntry{kind: wfCompleted, result: in}
 	switch {
-	case i < len(evs) && (evs[i].kind != done.kind || evs[i].result != done.result):
-		return i, done.text()
+	case i < len(evs) && (evs[i].kind != wfCompleted || !isStamped(evs[i].result, in, c.stamp, c.stampedDone)):
+		return i, wfWant{kind: wfWantEntry, entry: wfEntry{kind: wfCompleted, result: stamped(in, c.stamp, c.stampedDone)}}
 	case i+1 < len(evs):
-		return i + 1, "no more events"
+		return i + 1, wfWant{text: "no more events"}
 	}
-	return -1, ""
+	return -1, wfWant{}
 }
 
 // parseWfEntry reads a wf_record's text: "<kind> name(input)", "<kind>

@@ -120,8 +120,10 @@ func (s *System) DLQEntries() []Envelope {
 }
 
 // Quarantined returns the jobs whose DLQ entry awaits a decision, in order.
-func (s *System) Quarantined() []JobID {
-	var out []JobID
+func (s *System) Quarantined() []JobID { return s.AppendQuarantined(nil) }
+
+// AppendQuarantined appends what Quarantined returns to out.
+func (s *System) AppendQuarantined(out []JobID) []JobID {
 	for _, id := range s.dlq.order {
 		if env := s.dlq.entries[id]; env.Status == Quarantined && s.job(id).State == Dead {
 			out = append(out, id)

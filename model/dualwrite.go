@@ -32,3 +32,27 @@ func (s *System) PublishDirect(actor Actor, key string, st Stage) (int64, bool) 
 	}
 	return s.Publish(actor, res.event), true
 }
+
+// appendUnevented appends the results written with no event (the dual
+// write's, until PublishDirect gives one its row), in the order their
+// keys were first written: Results lists them before the others.
+func (o *Outbox) appendUnevented(out []Result) []Result {
+	var names []string // key by entry
+	for i := range o.keys.len() {
+		k := o.keys.at(i)
+		for st := StageIngest; st < StageDone; st++ {
+			if !k.has(st) || k.stages[st].event != 0 {
+				continue
+			}
+			if names == nil {
+				names = make([]string, o.keys.len())
+				//det:sorted (each key to its own slot)
+				for key, j := range o.results {
+					names[j] = key
+				}
+			}
+			out = append(out, o.result(k, names[i], st))
+		}
+	}
+	return out
+}

@@ -1,10 +1,5 @@
 package model
 
-import (
-	"cmp"
-	"slices"
-)
-
 // keyResults holds every stage's result under one key: one map entry per
 // key instead of one per (key, stage) keeps the outbox small. The entries
 // live in a paged table, not one allocation each, and name their tenant by
@@ -214,19 +209,29 @@ func (s *System) Committed(key string, st Stage) (Result, bool) {
 }
 
 // Results returns every committed stage result, ordered by event id.
-func (s *System) Results() []Result {
-	o := &s.outbox
-	var out []Result
-	//det:sorted (by event id, below)
-	for key, i := range o.results {
-		k := o.keys.at(int(i))
-		for st := StageIngest; st < StageDone; st++ {
-			if k.has(st) {
-				out = append(out, o.result(k, key, st))
-			}
+func (s *System) Results() []Result { return s.AppendResults(nil) }
+
+// AppendResults appends what Results returns to out.
+//
+// A result with an event is the result of its event's outbox row (the row
+// names its key and stage), so walking the rows in id order lists those
+// in order, with no sort: a row whose (key, stage) result is another
+// event's (a naive commit that wrote the stage again) is skipped. Results
+// with no event (only the dual write has them: dualwrite.go) come first.
+func (s *System) AppendResults(out []Result) []Result {
+	return s.outbox.appendEvented(s.outbox.appendUnevented(out))
+}
+
+// appendEvented appends the results with an event, in event id order.
+// Every row's key has results (a row is written with its key's result),
+// and a stage with no result has event 0, while ids start at 1.
+func (o *Outbox) appendEvented(out []Result) []Result {
+	for i := range o.rows.len() {
+		r := o.rows.at(i)
+		if k := o.keys.at(int(o.results[r.key])); k.stages[r.stage].event == EventID(i+1) {
+			out = append(out, o.result(k, r.key, r.stage))
 		}
 	}
-	slices.SortFunc(out, func(a, b Result) int { return cmp.Compare(a.EventID, b.EventID) })
 	return out
 }
 

@@ -290,3 +290,52 @@ func TestEachRowAndEffectsMatchTheRows(t *testing.T) {
 		}
 	}
 }
+
+// Results lists every committed (key, stage) once, with the event its
+// result carries, in event id order, whatever order the keys came in; a
+// design that commits a stage again lists its latest event only.
+func TestResultsInEventOrder(t *testing.T) {
+	for _, variant := range []string{"", "no-idempotency"} {
+		var design *model.Design
+		if variant != "" {
+			d, err := model.LookupDesign(variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			design = d
+		}
+		h := newHarness(t, design)
+		commits := []struct {
+			key string
+			st  model.Stage
+		}{
+			{"acme:b:v1", model.StageExtract}, {"acme:a:v1", model.StageExtract}, {"acme:b:v1", model.StageValidate},
+			{"acme:a:v1", model.StageExtract}, {"acme:c:v1", model.StageIngest}, {"acme:a:v1", model.StageValidate},
+		}
+		for _, c := range commits {
+			if _, err := h.sys.CommitResultWithEvent(commitReq(c.key, c.st, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := h.sys.Results()
+		want := 5 // the second extract of acme:a is a dedupe, or replaces the first
+		if len(got) != want {
+			t.Fatalf("%s: %d results, want %d: %+v", variant, len(got), want, got)
+		}
+		for i, r := range got {
+			if i > 0 && got[i-1].EventID >= r.EventID {
+				t.Fatalf("%s: results out of event order: %+v", variant, got)
+			}
+			c, ok := h.sys.Committed(r.Key, r.Stage)
+			if !ok || c != r {
+				t.Fatalf("%s: result %+v, committed %+v (%v)", variant, r, c, ok)
+			}
+		}
+		if buf := h.sys.AppendResults(make([]model.Result, 1)); len(buf) != want+1 || buf[1] != got[0] {
+			t.Fatalf("%s: AppendResults did not append: %+v", variant, buf)
+		}
+		if variant == "no-idempotency" && got[1].Key != "acme:b:v1" {
+			t.Fatalf("the recommitted result should have left its first place: %+v", got)
+		}
+	}
+}

@@ -15,13 +15,16 @@ const operatorName = "op-ana"
 // seed 004: never redrive in bulk before the cause is fixed). Now and then
 // it also tries what it must not be able to do: bring back a cancelled job.
 type operator struct {
-	tried map[model.JobID]bool
+	tried       map[model.JobID]bool
+	quarantined []model.JobID // scratch: the DLQ's quarantined jobs, for a round
+	looked      []model.JobID // and for hasWork
 }
 
 func (r *run) operatorActor() model.Actor { return model.Actor{Role: model.RoleOperator} }
 
 func (r *run) operatorRound() {
-	for _, id := range r.sys.Quarantined() {
+	r.operator.quarantined = r.sys.AppendQuarantined(r.operator.quarantined[:0])
+	for _, id := range r.operator.quarantined {
 		if r.operator.tried[id] {
 			continue
 		}
@@ -117,7 +120,8 @@ func (r *run) reprocess(id model.JobID, operator string) (model.JobID, error) {
 
 // hasWork reports whether the operator would still act on some entry.
 func (op *operator) hasWork(r *run) bool {
-	for _, id := range r.sys.Quarantined() {
+	op.looked = r.sys.AppendQuarantined(op.looked[:0])
+	for _, id := range op.looked {
 		if !op.tried[id] {
 			return true
 		}

@@ -276,7 +276,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
 	r.resetWorkflows(&old.wf)
-	r.operator.tried = old.operator.tried
+	r.operator.tried, r.operator.quarantined, r.operator.looked = old.operator.tried, old.operator.quarantined[:0], old.operator.looked[:0]
 	if r.operator.tried == nil {
 		r.operator.tried = map[model.JobID]bool{}
 	}

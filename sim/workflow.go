@@ -142,6 +142,24 @@ func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 
 // wfActivityName is the activity code schedules for stage st.
 func wfActivityName(st model.Stage, code int) string {
+	if int(st) < len(wfActivityNames[code]) {
+		return wfActivityNames[code][st]
+	}
+	return spellWfActivityName(st, code)
+}
+
+// wfActivityNames are wfActivityName of every code and stage, spelled
+// once: every workflow task and replay asks for each.
+var wfActivityNames = func() (t [len(wfCodes)][model.StageDone]string) {
+	for c := range wfCodes {
+		for st := range model.StageDone {
+			t[c][st] = spellWfActivityName(st, c)
+		}
+	}
+	return t
+}()
+
+func spellWfActivityName(st model.Stage, code int) string {
 	if slices.Contains(wfCodes[code].renames, st) {
 		return st.String() + ".v" + strconv.Itoa(wfCodes[code].build)
 	}
@@ -349,7 +367,10 @@ func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed in
 // wfResult is the recorded result of stage st's activity in h.
 func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 	for _, e := range h {
-		if n, ok := stageNamed(e.Name); ok && n == st && e.Kind == workflow.ActivityCompleted {
+		if e.Kind != workflow.ActivityCompleted {
+			continue
+		}
+		if n, ok := stageNamed(e.Name); ok && n == st {
 			return e.Result, true
 		}
 	}
@@ -358,6 +379,15 @@ func wfResult(h []workflow.HistoryEvent, st model.Stage) (string, bool) {
 
 // stageNamed is the stage whose activity name is (any build's).
 func stageNamed(name string) (model.Stage, bool) {
+	// The names a history holds are wfActivityNames' own strings: equal
+	// to one of them, most often at the same address (a pointer check).
+	for c := range wfActivityNames {
+		for st, n := range wfActivityNames[c] {
+			if len(n) == len(name) && n == name {
+				return model.Stage(st), true
+			}
+		}
+	}
 	name, _, _ = strings.Cut(name, ".")
 	for _, st := range model.Stages() {
 		if st.String() == name {

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 )
@@ -100,7 +99,7 @@ func (e *NondeterminismError) Error() string {
 	if e.Event.ID != 0 {
 		want = e.Event.String()
 	}
-	return fmt.Sprintf("%v: history event %s, replay generated %s", ErrNondeterministic, want, e.Got.What())
+	return ErrNondeterministic.Error() + ": history event " + want + ", replay generated " + e.Got.What()
 }
 
 // Unwrap lets errors.Is(err, ErrNondeterministic) work.
@@ -111,7 +110,7 @@ func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
 // (a replay); past its end, commands are executed and recorded while the
 // task's budget lasts, and the code is suspended at the first one beyond it.
 type WorkflowContext struct {
-	wf      *Workflow
+	wf      Workflow
 	history []HistoryEvent
 	next    int // index of the next recorded event to match
 	// budget is how many activities the context may still execute
@@ -259,7 +258,7 @@ func replay(wf Workflow, h []HistoryEvent, budget int) (ctx *WorkflowContext, is
 	if len(h) == 0 || h[0].Kind != WorkflowStarted || done >= 0 && done != len(h)-1 {
 		return nil, false, errors.New("workflow: a workflow history starts with " + WorkflowStarted.String() + " and ends at its " + WorkflowCompleted.String())
 	}
-	ctx = &WorkflowContext{wf: &wf, history: slices.Clip(h), next: 1, budget: budget}
+	ctx = &WorkflowContext{wf: wf, history: slices.Clip(h), next: 1, budget: budget}
 	isSuspended, err = ctx.run()
 	return ctx, isSuspended, err
 }
