@@ -222,15 +222,7 @@ func (w *worker) raceFirst() {
 		a.Source = w.job.ID
 		req := target.InsertReq{Kind: KindDeliver, Args: a, MaxAttempts: r.cfg.MaxAttempts}
 		ins, err := t.tx.Insert(r.ctx, r.now(), req)
-		if r.blocked(err) {
-			r.parkCont = w.raceFirst
-			return
-		}
-		if w.lost(err) {
-			return
-		}
-		if err != nil {
-			r.fail("insert in transaction", err)
+		if !w.callDone(err, w.raceFirst, "insert in transaction") {
 			return
 		}
 		r.inserted(target.Op{Kind: target.OpInsert, Actor: w.name, Job: ins.Job, Kind2: KindDeliver, Args: a,
@@ -238,15 +230,7 @@ func (w *worker) raceFirst() {
 	} else {
 		e := w.effect(t.dedupe)
 		applied, err := t.tx.Effect(r.ctx, e)
-		if r.blocked(err) {
-			r.parkCont = w.raceFirst
-			return
-		}
-		if w.lost(err) {
-			return
-		}
-		if err != nil {
-			r.fail("effect", err)
+		if !w.callDone(err, w.raceFirst, "effect") {
 			return
 		}
 		if t.own {
@@ -301,15 +285,7 @@ func (w *worker) raceComplete() {
 func (w *worker) raceCommit() {
 	r, t := w.r, w.open
 	err := t.tx.Commit(r.ctx)
-	if r.blocked(err) {
-		r.parkCont = w.raceCommit
-		return
-	}
-	if w.lost(err) {
-		return
-	}
-	if err != nil {
-		r.fail("commit", err)
+	if !w.callDone(err, w.raceCommit, "commit") {
 		return
 	}
 	w.open = nil
@@ -383,4 +359,22 @@ func (w *worker) raceCrossInTx(b boundary.Boundary) bool {
 	}
 	w.abort()
 	return false
+}
+
+// callDone folds the error of a call the races mode made: false when the
+// step stops there (parked on a lock, cont to run it again once the call
+// returned; its transaction lost to a race; or the run failed on what).
+func (w *worker) callDone(err error, cont func(), what string) bool {
+	r := w.r
+	switch {
+	case r.blocked(err):
+		r.parkCont = cont
+		return false
+	case w.lost(err):
+		return false
+	case err != nil:
+		r.fail(what, err)
+		return false
+	}
+	return true
 }
