@@ -29,8 +29,8 @@ type Mode struct {
 // default design, a quarter as many of the outbox design, which inserts in
 // the handler's transaction) and, when a PostgreSQL URL is set, a short
 // real-process chaos run (River's started client in child processes;
-// killed children write no counters, the steady one does); the
-// in-process mode runs a fiftieth as many seeds (two at least).
+// killed children write no counters, the steady one does) and a races
+// run; the in-process mode runs a fiftieth as many seeds (two at least).
 func Modes(seeds int, pgURL string) ([]Mode, error) {
 	if seeds < 1 {
 		return nil, fmt.Errorf("seeds must be at least 1, got %d", seeds)
@@ -44,10 +44,16 @@ func Modes(seeds int, pgURL string) ([]Mode, error) {
 		"chaos", "-target", "river", "-inprocess", "-design", "effect-outside-tx", "-seeds", "4:4", "-reruns", "1"}}
 	chaos := Mode{Name: "chaos", Args: []string{"chaos", "-target", "river", "-db", pgURL, "-workers", "3", "-steady", "1", "-jobs", "20",
 		"-kills", "10", "-zombies", "1"}}
+	// The races mode: the deterministic sweep with each actor on its own
+	// PostgreSQL connection, calls waiting on each other's row locks (a
+	// hundredth as many seeds, five at least: a seed costs about a second).
+	races := Mode{Name: "races", Args: []string{"run", "-target", "river", "-backend", "postgres", "-db", pgURL, "-scratch-db", "-races",
+		"-seeds", "1:" + strconv.Itoa(max(seeds/100, 5))}}
 	if pgURL == "" {
 		chaos.Args, chaos.Skip = nil, "no PostgreSQL: set DURASIM_PG_URL (make pg-up prints it)"
+		races.Args, races.Skip = nil, chaos.Skip
 	}
-	return []Mode{det, inproc, chaos}, nil
+	return []Mode{det, inproc, chaos, races}, nil
 }
 
 // Packages are the River packages the CLI (mainPkg) links, sorted.

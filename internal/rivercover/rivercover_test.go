@@ -28,6 +28,13 @@ func TestModes(t *testing.T) {
 	if m, _ := Modes(8, "postgres://x"); m[2].Skip != "" || !strings.Contains(strings.Join(m[2].Args, " "), "-db postgres://x") {
 		t.Errorf("chaos with PostgreSQL: %+v", m[2])
 	}
+	if m[3].Name != "races" || m[3].Skip == "" || m[3].Args != nil {
+		t.Errorf("races without PostgreSQL: %+v, want skipped", m[3])
+	}
+	m, _ = Modes(800, "postgres://x")
+	if got := strings.Join(m[3].Args, " "); m[3].Skip != "" || got != "run -target river -backend postgres -db postgres://x -scratch-db -races -seeds 1:8" {
+		t.Errorf("races with PostgreSQL runs %q", got)
+	}
 }
 
 // Write prints each package's reached statements per mode, "-" for a
