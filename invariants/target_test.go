@@ -1341,26 +1341,15 @@ func TestTargetDrained(t *testing.T) {
 			h.expect(invariants.TargetDrained, 1, "j1 is still running at attempt 1 of 3 after the faults stopped and the drain ended (last fetched by w1 at 0.020s", f)
 		}},
 		{name: "fails: a retry never made available", run: func(h *th) {
-			h.insert(1, "d1")
-			f := h.fetch("w1", 1, 1)
-			r := h.erred("w1", 1, 1, 1)
-			h.row(1, target.Retryable, 1).ScheduledAt = h.due
+			f, r := retryLeft(h)
 			h.onlyComplete(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s, never made available)", r)
 			h.onlyPartial(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s)", f)
 		}},
 		// The drain's window ends at 1.040s: a retry due then is not the
 		// drain's to run; one due a millisecond before it is.
-		{name: "holds: a retry due when the drain's window ends", feed: drainUntil(1040 * tms), run: func(h *th) {
-			h.insert(1, "d1")
-			h.fetch("w1", 1, 1)
-			h.erred("w1", 1, 1, 1)
-			h.row(1, target.Retryable, 1).ScheduledAt = h.due
-		}},
+		{name: "holds: a retry due when the drain's window ends", feed: drainUntil(1040 * tms), run: func(h *th) { retryLeft(h) }},
 		{name: "fails: a retry due a millisecond before the drain's window ends", feed: drainUntil(1041 * tms), run: func(h *th) {
-			h.insert(1, "d1")
-			f := h.fetch("w1", 1, 1)
-			r := h.erred("w1", 1, 1, 1)
-			h.row(1, target.Retryable, 1).ScheduledAt = h.due
+			f, r := retryLeft(h)
 			h.onlyComplete(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s, never made available)", r)
 			h.onlyPartial(invariants.TargetDrained, 1, "j1 is still retryable at attempt 1 of 3 after the faults stopped and the drain ended (due at 1.040s)", f)
 		}},
@@ -1371,6 +1360,16 @@ func TestTargetDrained(t *testing.T) {
 				"j1 is still available at attempt 0 of 3 after the faults stopped and the drain ended (available since 0.010s", i)
 		}},
 	})
+}
+
+// retryLeft: w1's attempt of j1 errs, and the database ends with j1
+// retryable, due at 1.040s; f is the fetch, r the report.
+func retryLeft(h *th) (f, r uint64) {
+	h.insert(1, "d1")
+	f = h.fetch("w1", 1, 1)
+	r = h.erred("w1", 1, 1, 1)
+	h.row(1, target.Retryable, 1).ScheduledAt = h.due
+	return f, r
 }
 
 // drainUntil: a run whose drain's window ends at t (TargetFeed.DrainUntil).
