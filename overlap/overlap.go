@@ -220,22 +220,28 @@ func (g graph) still(pid uint32, seen []uint32) bool {
 	return true
 }
 
+// inFlight are the actors whose call has not returned yet, in actor order.
+func (m *Monitor) inFlight() []*Actor {
+	var out []*Actor
+	for _, a := range m.actors {
+		if a.pending == nil {
+			continue
+		}
+		select {
+		case <-a.pending.done:
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Settle waits until every call in flight has returned or cannot move
 // until an actor's next call (target.Racer's Settle).
 func (m *Monitor) Settle(ctx context.Context) error {
 	deadline := time.Now().Add(settleLimit)
 	for {
-		var waiting []*Actor
-		for _, a := range m.actors {
-			if a.pending == nil {
-				continue
-			}
-			select {
-			case <-a.pending.done:
-			default:
-				waiting = append(waiting, a)
-			}
-		}
+		waiting := m.inFlight()
 		if len(waiting) == 0 {
 			return nil
 		}
@@ -323,16 +329,9 @@ func Classify(err error) error {
 // close (a transaction still open on one first rolled back).
 func (m *Monitor) Stop(ctx context.Context) error {
 	var err error
-	for _, a := range m.actors {
-		if a.pending == nil {
-			continue
-		}
-		select {
-		case <-a.pending.done:
-		default:
-			if _, e := m.conn.Exec(ctx, "SELECT pg_terminate_backend($1)", int32(a.pid)); e != nil {
-				err = errors.Join(err, fmt.Errorf("overlap: terminate %s: %w", a.name, e))
-			}
+	for _, a := range m.inFlight() {
+		if _, e := m.conn.Exec(ctx, "SELECT pg_terminate_backend($1)", int32(a.pid)); e != nil {
+			err = errors.Join(err, fmt.Errorf("overlap: terminate %s: %w", a.name, e))
 		}
 	}
 	err = errors.Join(err, m.Drain(ctx))
