@@ -54,11 +54,13 @@ import (
 type wfRuns struct {
 	on      bool
 	defs    [len(wfCodes)]workflow.Workflow    // the workflow code of each of wfCodes
+	defsOf  *run                               // the run whose wfActivity defs' activities call
 	hist    map[string][]workflow.HistoryEvent // the current run's history, by workflow id (the job's key)
 	runs    map[string]int                     // the current run's number (resets), by workflow id
 	effects map[string]bool                    // applied effects by workflow id + "/" + activity
 	llm     workflow.SampledLLM                // the extract activity's classifier: varies call to call
 	w       *worker                            // the worker whose workflow task runs (its activities' caller)
+	buf     []byte                             // where an event's text is built (kept across seeds)
 }
 
 // wfSpec is one workflow code: its build, the stages whose command it
@@ -93,11 +95,13 @@ var wfLabels = []string{"invoice", "receipt"}
 // stages do not commit through the outbox (the dual write) has no commit
 // to make a task's events durable with, so it runs no workflow.
 func (r *run) resetWorkflows(old *wfRuns) {
-	r.wf = wfRuns{on: r.cfg.WorkflowEvery > 0 && slices.Contains(r.design.Protocol.Steps, model.StepCommit)}
+	// The storage and the workflow code are kept across seeds (the code's
+	// activities call r, the same run struct every seed of a Runner).
+	r.wf = wfRuns{on: r.cfg.WorkflowEvery > 0 && slices.Contains(r.design.Protocol.Steps, model.StepCommit),
+		defs: old.defs, defsOf: old.defsOf, hist: old.hist, runs: old.runs, effects: old.effects, buf: old.buf}
 	if !r.wf.on {
 		return
 	}
-	r.wf.hist, r.wf.runs, r.wf.effects = old.hist, old.runs, old.effects
 	if r.wf.hist == nil {
 		r.wf.hist, r.wf.runs, r.wf.effects = map[string][]workflow.HistoryEvent{}, map[string]int{}, map[string]bool{}
 	}
@@ -105,6 +109,10 @@ func (r *run) resetWorkflows(old *wfRuns) {
 	clear(r.wf.runs)
 	clear(r.wf.effects)
 	r.wf.llm = workflow.SampledLLM{Answers: wfLabels}
+	if r.wf.defsOf == r {
+		return
+	}
+	r.wf.defsOf = r
 	acts := make(map[string]workflow.Activity, len(model.Stages())+1)
 	for _, st := range model.Stages() {
 		acts[st.String()] = func(in string) string { return r.wfActivity(st, in) }
@@ -131,7 +139,11 @@ func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 			if slices.Contains(marks, st) {
 				in += stamp
 			}
-			in = ctx.ExecuteActivity(wfActivityName(st, code), in)
+			out, ok := ctx.TryExecuteActivity(wfActivityName(st, code), in)
+			if !ok {
+				return "" // suspended or rejected: the context says which
+			}
+			in = out
 		}
 		if slices.Contains(marks, model.StageDone) {
 			in += stamp
@@ -288,6 +300,9 @@ func wfBudget(h []workflow.HistoryEvent, st model.Stage) int {
 // whole history once more, as a worker asked for the result does.
 func (r *run) wfPersist(w *worker) {
 	h, done := w.wfHist, w.wfDone
+	if h == nil && !done {
+		return // nothing to persist (a task with no new event, or no workflow)
+	}
 	w.wfHist, w.wfDone = nil, false
 	key := r.sys.JobRef(w.lease.Job).Key
 	if len(r.wf.hist[key]) != w.wfBase || r.wf.runs[key] != w.wfRun {
@@ -335,7 +350,8 @@ func (r *run) wfRecorded(w *worker, evs []workflow.HistoryEvent) {
 	for _, he := range evs {
 		job := r.sys.JobRef(w.lease.Job)
 		e := r.simEvent(model.EvWfRecord, r.actor(w))
-		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), he.What()
+		r.wf.buf = he.AppendWhat(r.wf.buf[:0])
+		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), string(r.wf.buf)
 		if st, ok := stageNamed(he.Name); ok {
 			e.Stage, e.HasStage = st, true
 		}
@@ -354,13 +370,22 @@ func (r *run) wfReplayed(w *worker, key string, build, replayed, executed int, e
 func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed int, result string, err error) {
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
-	e.Text = wfCode(build) + result
+	// The text is built in the run's buffer: one allocation, its string.
+	b := r.wf.buf[:0]
 	if build >= wfTests {
-		e.Text = "test " + e.Text
+		b = append(b, "test "...)
 	}
+	b = append(append(b, wfCode(build)...), result...)
 	if err != nil {
-		e.Text += " rejected: " + err.Error()
+		b = append(b, " rejected: "...)
+		var nd *workflow.NondeterminismError
+		if errors.As(err, &nd) {
+			b = nd.AppendError(b)
+		} else {
+			b = append(b, err.Error()...)
+		}
 	}
+	e.Text, r.wf.buf = string(b), b
 	r.emit(e)
 }
 
