@@ -90,6 +90,26 @@ type wfTables struct {
 	execs map[string]wfExecution
 	work  []wfWork
 	codes []*wfCode // the codes replays stated, parsed (a run states a handful)
+	// chunk is where executions' histories are carved from (newEvents),
+	// kept across runs; buf is where a text to look for is spelled.
+	chunk []wfEntry
+	buf   []byte
+}
+
+// wfRoom is the events a new execution's history gets room for: a whole
+// run of the document workflow (start, five activities, completion).
+const wfRoom = 12
+
+// newEvents is an empty history with room for wfRoom events, from the
+// tables' chunk: a run's histories cost no allocation once the chunk has
+// served a run as large (a longer one grows out of it by append).
+func (t *wfTables) newEvents() []wfEntry {
+	if len(t.chunk)+wfRoom > cap(t.chunk) {
+		t.chunk = make([]wfEntry, 0, max(32*wfRoom, 2*cap(t.chunk))) // the old one stays with the histories cut from it
+	}
+	n := len(t.chunk)
+	t.chunk = t.chunk[:n+wfRoom]
+	return t.chunk[n : n : n+wfRoom]
 }
 
 // wfWork is a worker's last start of stage work (an extract event).
@@ -109,6 +129,7 @@ func (t *wfTables) reset() {
 		clear(t.execs)
 	}
 	t.work = reuse.Slice(t.work)
+	t.chunk = t.chunk[:0] // the histories cut from it went with execs
 }
 
 // wfWorkStarted notes a worker's start of stage work.
@@ -162,7 +183,7 @@ func (s *Suite) wfReplay(e *model.Event) {
 		s.wfRead(e, &x, result)
 	}
 	switch {
-	case !e.OK && at >= 0 && !strings.Contains(why, "history event "+wfEventText(x.events, at)+","):
+	case !e.OK && at >= 0 && !s.wf.names(why, x.events, at):
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected naming another event than the first its code (%s) does not generate, event %s: %s", e.Job, e.Key, code, wfEventText(x.events, at), why), e.Seq)
 	case !e.OK && at < 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected, but its code (%s) generates each of its %d recorded events: %s", e.Job, e.Key, code, len(x.events), e.Text), nonZero(x.lastSeq, e.Seq)...)
@@ -193,11 +214,29 @@ func (s *Suite) wfRead(e *model.Event, x *wfExecution, result string) {
 
 // wfEventText is how a rejection names event i of the run: "<id> <text>",
 // or "no more events" past its end.
-func wfEventText(evs []wfEntry, i int) string {
+func wfEventText(evs []wfEntry, i int) string { return string(appendWfEventText(nil, evs, i)) }
+
+func appendWfEventText(b []byte, evs []wfEntry, i int) []byte {
 	if i >= len(evs) {
-		return "no more events"
+		return append(b, "no more events"...)
 	}
-	return strconv.Itoa(i+1) + " " + evs[i].text()
+	return evs[i].appendText(append(strconv.AppendInt(b, int64(i+1), 10), ' '))
+}
+
+// names says whether a rejection's reason names event i of the run:
+// strings.Contains(why, "history event "+wfEventText(evs, i)+","), with
+// the text spelled in the tables' buffer rather than a new string.
+func (t *wfTables) names(why string, evs []wfEntry, i int) bool {
+	const anchor = "history event "
+	want := append(appendWfEventText(append(t.buf[:0], anchor...), evs, i), ',')
+	t.buf = want
+	for k := strings.Index(why, anchor); k >= 0; k = strings.Index(why, anchor) {
+		if why = why[k:]; len(why) >= len(want) && why[:len(want)] == string(want) {
+			return true
+		}
+		why = why[len(anchor):]
+	}
+	return false
 }
 
 // wfCode is a replay's code ("build=N marks=a,b renames=c") as
@@ -344,16 +383,19 @@ func parseWfEntry(e *model.Event) wfEntry {
 }
 
 // text prints an entry as its wf_record does.
-func (en wfEntry) text() string {
+func (en wfEntry) text() string { return string(en.appendText(nil)) }
+
+func (en wfEntry) appendText(b []byte) []byte {
+	b = append(b, en.kind...)
 	switch en.kind {
 	case wfStarted:
-		return en.kind + " input=" + en.input
+		return append(append(b, " input="...), en.input...)
 	case wfActivityScheduled:
-		return en.kind + " " + en.name + "(" + en.input + ")"
+		return append(append(append(append(append(b, ' '), en.name...), '('), en.input...), ')')
 	case wfActivityCompleted:
-		return en.kind + " " + en.name + " → " + en.result
+		return append(append(append(append(b, ' '), en.name...), " → "...), en.result...)
 	}
-	return en.kind + " result=" + en.result
+	return append(append(b, " result="...), en.result...)
 }
 
 func (s *Suite) wfEffect(e *model.Event) {
@@ -434,6 +476,9 @@ func (s *Suite) wfRecord(e *model.Event) {
 		if n := len(x.events); n == 0 || x.events[n-1].kind != wfActivityScheduled || x.events[n-1].name != en.name {
 			s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded activity %s completed with no scheduling of it just before", e.Job, e.Key, en.name), nonZero(x.lastSeq, e.Seq)...)
 		}
+	}
+	if x.events == nil {
+		x.events = s.wf.newEvents()
 	}
 	x.events = append(x.events, en)
 	if e.N != x.lastID+1 {

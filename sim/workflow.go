@@ -378,8 +378,7 @@ func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed in
 	b = append(append(b, wfCode(build)...), result...)
 	if err != nil {
 		b = append(b, " rejected: "...)
-		var nd *workflow.NondeterminismError
-		if errors.As(err, &nd) {
+		if nd, ok := err.(*workflow.NondeterminismError); ok { // the engine's own error, unwrapped
 			b = nd.AppendError(b)
 		} else {
 			b = append(b, err.Error()...)
