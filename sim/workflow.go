@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/workflow"
 )
@@ -52,15 +53,34 @@ import (
 // wfRuns is a run's workflow service: the engine's durable histories and
 // the activities' idempotent service.
 type wfRuns struct {
-	on      bool
-	defs    [len(wfCodes)]workflow.Workflow    // the workflow code of each of wfCodes
-	defsOf  *run                               // the run whose wfActivity defs' activities call
-	hist    map[string][]workflow.HistoryEvent // the current run's history, by workflow id (the job's key)
-	runs    map[string]int                     // the current run's number (resets), by workflow id
-	effects map[string]bool                    // applied effects by workflow id + "/" + activity
-	llm     workflow.SampledLLM                // the extract activity's classifier: varies call to call
-	w       *worker                            // the worker whose workflow task runs (its activities' caller)
-	buf     []byte                             // where an event's text is built (kept across seeds)
+	on     bool
+	defs   [len(wfCodes)]workflow.Workflow // the workflow code of each of wfCodes
+	defsOf *run                            // the run whose wfActivity defs' activities call
+	ids    map[string]int32                // index in flows, by workflow id (the job's key)
+	flows  []wfFlow                        // each workflow's engine state (kept across seeds)
+	cur    int32                           // the flow whose workflow task runs
+	llm    workflow.SampledLLM             // the extract activity's classifier: varies call to call
+	w      *worker                         // the worker whose workflow task runs (its activities' caller)
+	buf    []byte                          // where an event's text is built (kept across seeds)
+}
+
+// wfFlow is the engine's state of one workflow: its current run's
+// history and number (resets), and the service's applied effects.
+type wfFlow struct {
+	hist    []workflow.HistoryEvent
+	run     int
+	effects [model.StageDone]bool // by the activity's stage
+}
+
+// flow is the workflow with id key, made on its first task.
+func (r *run) flow(key string) int32 {
+	i, ok := r.wf.ids[key]
+	if !ok {
+		i = int32(len(r.wf.flows))
+		r.wf.ids[key] = i
+		r.wf.flows = append(r.wf.flows, wfFlow{})
+	}
+	return i
 }
 
 // wfSpec is one workflow code: its build, the stages whose command it
@@ -98,16 +118,11 @@ func (r *run) resetWorkflows(old *wfRuns) {
 	// The storage and the workflow code are kept across seeds (the code's
 	// activities call r, the same run struct every seed of a Runner).
 	r.wf = wfRuns{on: r.cfg.WorkflowEvery > 0 && slices.Contains(r.design.Protocol.Steps, model.StepCommit),
-		defs: old.defs, defsOf: old.defsOf, hist: old.hist, runs: old.runs, effects: old.effects, buf: old.buf}
+		defs: old.defs, defsOf: old.defsOf, ids: old.ids, flows: reuse.Slice(old.flows), buf: old.buf}
 	if !r.wf.on {
 		return
 	}
-	if r.wf.hist == nil {
-		r.wf.hist, r.wf.runs, r.wf.effects = map[string][]workflow.HistoryEvent{}, map[string]int{}, map[string]bool{}
-	}
-	clear(r.wf.hist)
-	clear(r.wf.runs)
-	clear(r.wf.effects)
+	r.wf.ids = reuse.Map(r.wf.ids)
 	r.wf.llm = workflow.SampledLLM{Answers: wfLabels}
 	if r.wf.defsOf == r {
 		return
@@ -226,12 +241,11 @@ func (r *run) isWorkflowDoc(w *worker) bool {
 // applies it once per workflow and activity; its result is the stage's
 // value (with the classifier's label, for extract).
 func (r *run) wfActivity(st model.Stage, in string) string {
-	w := r.wf.w
+	w, f := r.wf.w, &r.wf.flows[r.wf.cur]
 	job := r.sys.JobRef(w.lease.Job)
-	id := job.Key + "/" + st.String()
 	e := r.simEvent(model.EvWfEffect, r.actor(w))
-	e.Job, e.Tenant, e.Key, e.Stage, e.HasStage, e.OK = w.lease.Job, job.Tenant, job.Key, st, true, !r.wf.effects[id]
-	r.wf.effects[id] = true
+	e.Job, e.Tenant, e.Key, e.Stage, e.HasStage, e.OK = w.lease.Job, job.Tenant, job.Key, st, true, !f.effects[st]
+	f.effects[st] = true
 	r.emit(e)
 	out := strconv.FormatUint(w.value, 16)
 	if st == model.StageExtract {
@@ -245,8 +259,10 @@ func (r *run) wfActivity(st model.Stage, in string) string {
 // the task, and the worker reports the stage failed.
 func (r *run) wfTask(w *worker) bool {
 	job := r.sys.JobRef(w.lease.Job)
-	h := r.wf.hist[job.Key]
-	w.wfHist, w.wfBase, w.wfRun, w.wfReset = nil, len(h), r.wf.runs[job.Key], h == nil
+	r.wf.cur = r.flow(job.Key)
+	f := &r.wf.flows[r.wf.cur]
+	h := f.hist
+	w.wfHist, w.wfBase, w.wfRun, w.wfReset = nil, len(h), f.run, h == nil
 	if h == nil {
 		h = workflow.Start(job.Key + "@" + strconv.Itoa(int(w.stage)))
 	}
@@ -305,20 +321,21 @@ func (r *run) wfPersist(w *worker) {
 	}
 	w.wfHist, w.wfDone = nil, false
 	key := r.sys.JobRef(w.lease.Job).Key
-	if len(r.wf.hist[key]) != w.wfBase || r.wf.runs[key] != w.wfRun {
+	f := &r.wf.flows[r.flow(key)]
+	if len(f.hist) != w.wfBase || f.run != w.wfRun {
 		return
 	}
 	if h != nil {
 		from := w.wfBase
 		if w.wfReset {
 			from = 0
-			r.wf.runs[key]++
+			f.run++
 		}
-		r.wf.hist[key] = h
+		f.hist = h
 		r.wfRecorded(w, h[from:])
 	}
 	if done {
-		h = r.wf.hist[key]
+		h = f.hist
 		build := wfBuild(w)
 		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build], h)
 		executed, result := 0, ""
