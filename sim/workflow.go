@@ -146,12 +146,15 @@ func (r *run) resetWorkflows(old *wfRuns) {
 // the result, if it marks StageDone). Its input is "key@stage".
 func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 	stamp := "|build=" + strconv.Itoa(wfCodes[code].build)
-	marks := wfCodes[code].marks
+	var marks [model.StageDone + 1]bool // by stage: the code stamps its input (StageDone: the result)
+	for _, st := range wfCodes[code].marks {
+		marks[st] = true
+	}
 	return func(ctx *workflow.WorkflowContext, input string) string {
 		first, _ := strconv.Atoi(input[strings.LastIndexByte(input, '@')+1:])
 		in := input
 		for st := model.Stage(first); st < model.StageDone; st++ {
-			if slices.Contains(marks, st) {
+			if marks[st] {
 				in += stamp
 			}
 			out, ok := ctx.TryExecuteActivity(wfActivityName(st, code), in)
@@ -160,7 +163,7 @@ func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 			}
 			in = out
 		}
-		if slices.Contains(marks, model.StageDone) {
+		if marks[model.StageDone] {
 			in += stamp
 		}
 		return in
@@ -387,6 +390,11 @@ func (r *run) wfReplayed(w *worker, key string, build, replayed, executed int, e
 func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed int, result string, err error) {
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
+	if build < wfTests && result == "" && err == nil { // a task's accepted replay: the code alone
+		e.Text = wfCode(build)
+		r.emit(e)
+		return
+	}
 	// The text is built in the run's buffer: one allocation, its string.
 	b := r.wf.buf[:0]
 	if build >= wfTests {
