@@ -177,7 +177,7 @@ func (c *WorkflowContext) TryExecuteActivity(name, input string) (string, bool) 
 	}
 	cmd := HistoryEvent{Kind: ActivityScheduled, Name: name, Input: input}
 	if c.next < len(c.history) {
-		if !c.match(cmd) || !c.match(HistoryEvent{Kind: ActivityCompleted, Name: name}) {
+		if !c.match(&cmd) || !c.match(&HistoryEvent{Kind: ActivityCompleted, Name: name}) {
 			return "", false
 		}
 		return c.history[c.next-1].Result, true
@@ -217,14 +217,14 @@ func (c *WorkflowContext) record(e HistoryEvent) {
 // recorded event is the zero one, which no command matches (a history
 // that ends on a scheduled activity with no completion). A mismatch stops
 // the code: false.
-func (c *WorkflowContext) match(cmd HistoryEvent) bool {
-	var want HistoryEvent
+func (c *WorkflowContext) match(cmd *HistoryEvent) bool {
+	want := &HistoryEvent{}
 	if c.next < len(c.history) {
-		want = c.history[c.next]
+		want = &c.history[c.next]
 	}
 	if want.Kind != cmd.Kind || want.Name != cmd.Name || want.Input != cmd.Input ||
 		cmd.Kind == WorkflowCompleted && want.Result != cmd.Result {
-		c.mismatch = &NondeterminismError{Event: want, Got: cmd}
+		c.mismatch = &NondeterminismError{Event: *want, Got: *cmd}
 		return false
 	}
 	c.next++
@@ -240,7 +240,7 @@ func (c *WorkflowContext) finish(result string) {
 		c.record(done)
 		return
 	}
-	c.match(done)
+	c.match(&done)
 }
 
 // run runs the body on the context's history and reports how it ended:
