@@ -293,12 +293,35 @@ func (r *run) wfTask(w *worker) bool {
 		r.cross(w, model.AfterExtract, 0)
 		return false
 	}
-	w.value, _ = strconv.ParseUint(result[strings.LastIndexByte(result, '/')+1:], 16, 64)
+	w.value = hexValue(result[strings.LastIndexByte(result, '/')+1:])
 	if w.wfReset || len(st.History) > len(h) {
 		w.wfHist = st.History
 	}
 	w.wfDone = st.Done
 	return true
+}
+
+// hexValue is strconv.ParseUint(s, 16, 64) with its error dropped, read
+// digit by digit for what activities return (up to 16 lowercase hex
+// digits: FormatUint's) and by strconv for anything else.
+func hexValue(s string) uint64 {
+	if len(s) == 0 || len(s) > 16 {
+		v, _ := strconv.ParseUint(s, 16, 64)
+		return v
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default: // not FormatUint's: strconv's verdict
+			v, _ := strconv.ParseUint(s, 16, 64)
+			return v
+		}
+	}
+	return v
 }
 
 // wfBudget is a task's budget on h: one activity, or none for a stage redone
