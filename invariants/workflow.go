@@ -86,10 +86,67 @@ type wfEntry struct {
 // and each worker's last start of stage work (by worker id), kept for
 // every run: a workflow's first event comes after it.
 type wfTables struct {
-	acts  map[stageKey]wfActivity
-	execs map[string]wfExecution
+	keys  map[string]int32         // index in flows, by workflow (the job's key)
+	flows []wfFlow                 // kept across runs as capacity
+	odd   map[stageKey]*wfActivity // activities of stages past StageDone (no trace line names one)
 	work  []wfWork
 	codes []*wfCode // the codes replays stated, parsed (a run states a handful)
+	// chunk is where executions' histories are carved from (newEvents),
+	// kept across runs; buf is where a text to look for is spelled.
+	chunk []wfEntry
+	buf   []byte
+}
+
+// wfFlow is what the history showed of one workflow: its current run,
+// once a record or a replay of it came (hasX), and its activities.
+type wfFlow struct {
+	x    wfExecution
+	hasX bool
+	acts [model.StageDone + 1]wfActivity // by stage
+}
+
+// flow is the workflow with key, made on its first event. The pointer
+// holds until the next flow is made.
+func (t *wfTables) flow(key string) *wfFlow {
+	i, ok := t.keys[key]
+	if !ok {
+		i = int32(len(t.flows))
+		t.keys[key] = i
+		t.flows = append(t.flows, wfFlow{})
+	}
+	return &t.flows[i]
+}
+
+// act is the activity of stage st of workflow f (key).
+func (t *wfTables) act(f *wfFlow, key string, st model.Stage) *wfActivity {
+	if int(st) < len(f.acts) {
+		return &f.acts[st]
+	}
+	if t.odd == nil {
+		t.odd = map[stageKey]*wfActivity{}
+	}
+	a := t.odd[stageKey{key, st}]
+	if a == nil {
+		a = new(wfActivity)
+		t.odd[stageKey{key, st}] = a
+	}
+	return a
+}
+
+// wfRoom is the events a new execution's history gets room for: a whole
+// run of the document workflow (start, five activities, completion).
+const wfRoom = 12
+
+// newEvents is an empty history with room for wfRoom events, from the
+// tables' chunk: a run's histories cost no allocation once the chunk has
+// served a run as large (a longer one grows out of it by append).
+func (t *wfTables) newEvents() []wfEntry {
+	if len(t.chunk)+wfRoom > cap(t.chunk) {
+		t.chunk = make([]wfEntry, 0, max(32*wfRoom, 2*cap(t.chunk))) // the old one stays with the histories cut from it
+	}
+	n := len(t.chunk)
+	t.chunk = t.chunk[:n+wfRoom]
+	return t.chunk[n : n : n+wfRoom]
 }
 
 // wfWork is a worker's last start of stage work (an extract event).
@@ -104,11 +161,12 @@ type wfWork struct {
 }
 
 func (t *wfTables) reset() {
-	if t.acts != nil {
-		clear(t.acts)
-		clear(t.execs)
+	if t.keys != nil {
+		clear(t.keys)
 	}
+	t.flows, t.odd = reuse.Slice(t.flows), nil
 	t.work = reuse.Slice(t.work)
+	t.chunk = t.chunk[:0] // the histories cut from it went with flows
 }
 
 // wfWorkStarted notes a worker's start of stage work.
@@ -124,8 +182,8 @@ func (s *Suite) wfWorkStarted(e *model.Event) {
 }
 
 func (t *wfTables) ready() {
-	if t.acts == nil {
-		t.acts, t.execs = map[stageKey]wfActivity{}, map[string]wfExecution{}
+	if t.keys == nil {
+		t.keys = map[string]int32{}
 	}
 }
 
@@ -145,7 +203,8 @@ func (s *Suite) workflowEvent(e *model.Event) {
 // wfReplay judges a replay's verdict from the run's recorded history and
 // the code the replay ran.
 func (s *Suite) wfReplay(e *model.Event) {
-	x := s.wf.execs[e.Key]
+	f := s.wf.flow(e.Key)
+	x := &f.x
 	if int(e.N) != len(x.events) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s read %d events, its recorded history holds %d", e.Job, e.Key, e.N, len(x.events)), nonZero(x.lastSeq, e.Seq)...)
 		return
@@ -159,10 +218,10 @@ func (s *Suite) wfReplay(e *model.Event) {
 	s.wfCount(e.Actor, -1)
 	at, want := wfMismatch(x.events, s.wf.code(code))
 	if read {
-		s.wfRead(e, &x, result)
+		s.wfRead(e, x, result)
 	}
 	switch {
-	case !e.OK && at >= 0 && !strings.Contains(why, "history event "+wfEventText(x.events, at)+","):
+	case !e.OK && at >= 0 && !s.wf.names(why, x.events, at):
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected naming another event than the first its code (%s) does not generate, event %s: %s", e.Job, e.Key, code, wfEventText(x.events, at), why), e.Seq)
 	case !e.OK && at < 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v replay of workflow %s rejected, but its code (%s) generates each of its %d recorded events: %s", e.Job, e.Key, code, len(x.events), e.Text), nonZero(x.lastSeq, e.Seq)...)
@@ -175,7 +234,7 @@ func (s *Suite) wfReplay(e *model.Event) {
 	if !e.OK && !test { // a replay test's rejection fails no task: no reset follows
 		x.rejected, x.rejectedBy, x.rejectedWork = e.Seq, e.Actor, s.wfWorkOf(e.Actor).seq
 	}
-	s.wf.execs[e.Key] = x
+	f.hasX = true
 }
 
 // wfRead checks a replay that read the workflow's result: the run is
@@ -193,11 +252,29 @@ func (s *Suite) wfRead(e *model.Event, x *wfExecution, result string) {
 
 // wfEventText is how a rejection names event i of the run: "<id> <text>",
 // or "no more events" past its end.
-func wfEventText(evs []wfEntry, i int) string {
+func wfEventText(evs []wfEntry, i int) string { return string(appendWfEventText(nil, evs, i)) }
+
+func appendWfEventText(b []byte, evs []wfEntry, i int) []byte {
 	if i >= len(evs) {
-		return "no more events"
+		return append(b, "no more events"...)
 	}
-	return strconv.Itoa(i+1) + " " + evs[i].text()
+	return evs[i].appendText(append(strconv.AppendInt(b, int64(i+1), 10), ' '))
+}
+
+// names says whether a rejection's reason names event i of the run:
+// strings.Contains(why, "history event "+wfEventText(evs, i)+","), with
+// the text spelled in the tables' buffer rather than a new string.
+func (t *wfTables) names(why string, evs []wfEntry, i int) bool {
+	const anchor = "history event "
+	want := append(appendWfEventText(append(t.buf[:0], anchor...), evs, i), ',')
+	t.buf = want
+	for k := strings.Index(why, anchor); k >= 0; k = strings.Index(why, anchor) {
+		if why = why[k:]; len(why) >= len(want) && why[:len(want)] == string(want) {
+			return true
+		}
+		why = why[len(anchor):]
+	}
+	return false
 }
 
 // wfCode is a replay's code ("build=N marks=a,b renames=c") as
@@ -344,24 +421,27 @@ func parseWfEntry(e *model.Event) wfEntry {
 }
 
 // text prints an entry as its wf_record does.
-func (en wfEntry) text() string {
+func (en wfEntry) text() string { return string(en.appendText(nil)) }
+
+func (en wfEntry) appendText(b []byte) []byte {
+	b = append(b, en.kind...)
 	switch en.kind {
 	case wfStarted:
-		return en.kind + " input=" + en.input
+		return append(append(b, " input="...), en.input...)
 	case wfActivityScheduled:
-		return en.kind + " " + en.name + "(" + en.input + ")"
+		return append(append(append(append(append(b, ' '), en.name...), '('), en.input...), ')')
 	case wfActivityCompleted:
-		return en.kind + " " + en.name + " → " + en.result
+		return append(append(append(append(b, ' '), en.name...), " → "...), en.result...)
 	}
-	return en.kind + " result=" + en.result
+	return append(append(b, " result="...), en.result...)
 }
 
 func (s *Suite) wfEffect(e *model.Event) {
 	s.wfInStage(e)
 	s.wfCount(e.Actor, 1)
-	k := stageKey{e.Key, e.Stage}
-	a := s.wf.acts[k]
-	if a.completed != 0 && !s.wfInReset(e) {
+	f := s.wf.flow(e.Key)
+	a := s.wf.act(f, e.Key, e.Stage)
+	if a.completed != 0 && !s.wfInReset(e, &f.x) {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v activity %v of workflow %s reached its service again after its completion was recorded: a replay issued a side effect", e.Job, e.Stage, e.Key), a.completed, e.Seq)
 	}
 	switch {
@@ -372,14 +452,12 @@ func (s *Suite) wfEffect(e *model.Event) {
 	case a.applied == 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v activity %v of workflow %s deduplicated but never applied", e.Job, e.Stage, e.Key), e.Seq)
 	}
-	s.wf.acts[k] = a
 }
 
 // wfInReset says whether an effect comes in the stage work where its
 // worker rejected the workflow's run: the reset's new run executes the
 // activity anew (its record comes with the stage's commit).
-func (s *Suite) wfInReset(e *model.Event) bool {
-	x := s.wf.execs[e.Key]
+func (s *Suite) wfInReset(e *model.Event, x *wfExecution) bool {
 	return x.rejected != 0 && x.rejectedBy == e.Actor && s.wfWorkOf(e.Actor).seq == x.rejectedWork
 }
 
@@ -417,16 +495,14 @@ func (s *Suite) wfInStage(e *model.Event) {
 }
 
 func (s *Suite) wfRecord(e *model.Event) {
-	x := s.wf.execs[e.Key]
+	f := s.wf.flow(e.Key)
+	x := &f.x
 	en := parseWfEntry(e)
 	if e.N == 1 && en.kind == wfStarted && x.lastID > 0 && x.rejected != 0 {
 		// a reset: a new run, whose activities complete anew
-		x = wfExecution{events: x.events[:0]}
+		*x = wfExecution{events: x.events[:0]}
 		for _, st := range model.Stages() {
-			if a, ok := s.wf.acts[stageKey{e.Key, st}]; ok {
-				a.completed = 0
-				s.wf.acts[stageKey{e.Key, st}] = a
-			}
+			f.acts[st].completed = 0
 		}
 	}
 	s.wfCount(e.Actor, -1)
@@ -435,6 +511,9 @@ func (s *Suite) wfRecord(e *model.Event) {
 			s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded activity %s completed with no scheduling of it just before", e.Job, e.Key, en.name), nonZero(x.lastSeq, e.Seq)...)
 		}
 	}
+	if x.events == nil {
+		x.events = s.wf.newEvents()
+	}
 	x.events = append(x.events, en)
 	if e.N != x.lastID+1 {
 		s.report(Workflow, e.Job, fmt.Sprintf("%v workflow %s recorded history id %d after id %d", e.Job, e.Key, e.N, x.lastID), nonZero(x.lastSeq, e.Seq)...)
@@ -442,27 +521,29 @@ func (s *Suite) wfRecord(e *model.Event) {
 	x.lastID, x.lastSeq = e.N, e.Seq
 	switch en.kind {
 	case wfActivityCompleted:
-		k := stageKey{e.Key, e.Stage}
-		a := s.wf.acts[k]
+		a := s.wf.act(f, e.Key, e.Stage)
 		if a.applied == 0 {
 			s.report(Workflow, e.Job, fmt.Sprintf("%v activity %v of workflow %s recorded completed with no effect applied", e.Job, e.Stage, e.Key), e.Seq)
 		}
 		if a.completed == 0 {
 			a.completed = e.Seq
 		}
-		s.wf.acts[k] = a
 	case wfCompleted:
 		x.finished = e.Seq
 	}
-	s.wf.execs[e.Key] = x
+	f.hasX = true
 }
 
 // wfAcked checks a final ack of a job whose key names a workflow.
 func (s *Suite) wfAcked(e *model.Event) {
-	if s.wf.execs == nil || !e.OK {
+	if len(s.wf.keys) == 0 || !e.OK {
 		return
 	}
-	x, ok := s.wf.execs[e.Key]
+	var x wfExecution
+	i, ok := s.wf.keys[e.Key]
+	if ok {
+		x, ok = s.wf.flows[i].x, s.wf.flows[i].hasX
+	}
 	switch {
 	case ok && x.finished == 0:
 		s.report(Workflow, e.Job, fmt.Sprintf("%v acked as succeeded but workflow %s never recorded its completion", e.Job, e.Key), nonZero(x.lastSeq, e.Seq)...)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/workflow"
 )
@@ -52,13 +53,34 @@ import (
 // wfRuns is a run's workflow service: the engine's durable histories and
 // the activities' idempotent service.
 type wfRuns struct {
-	on      bool
-	defs    [len(wfCodes)]workflow.Workflow    // the workflow code of each of wfCodes
-	hist    map[string][]workflow.HistoryEvent // the current run's history, by workflow id (the job's key)
-	runs    map[string]int                     // the current run's number (resets), by workflow id
-	effects map[string]bool                    // applied effects by workflow id + "/" + activity
-	llm     workflow.SampledLLM                // the extract activity's classifier: varies call to call
-	w       *worker                            // the worker whose workflow task runs (its activities' caller)
+	on     bool
+	defs   [len(wfCodes)]workflow.Workflow // the workflow code of each of wfCodes
+	defsOf *run                            // the run whose wfActivity defs' activities call
+	ids    map[string]int32                // index in flows, by workflow id (the job's key)
+	flows  []wfFlow                        // each workflow's engine state (kept across seeds)
+	cur    int32                           // the flow whose workflow task runs
+	llm    workflow.SampledLLM             // the extract activity's classifier: varies call to call
+	w      *worker                         // the worker whose workflow task runs (its activities' caller)
+	buf    []byte                          // where an event's text is built (kept across seeds)
+}
+
+// wfFlow is the engine's state of one workflow: its current run's
+// history and number (resets), and the service's applied effects.
+type wfFlow struct {
+	hist    []workflow.HistoryEvent
+	run     int
+	effects [model.StageDone]bool // by the activity's stage
+}
+
+// flow is the workflow with id key, made on its first task.
+func (r *run) flow(key string) int32 {
+	i, ok := r.wf.ids[key]
+	if !ok {
+		i = int32(len(r.wf.flows))
+		r.wf.ids[key] = i
+		r.wf.flows = append(r.wf.flows, wfFlow{})
+	}
+	return i
 }
 
 // wfSpec is one workflow code: its build, the stages whose command it
@@ -93,18 +115,19 @@ var wfLabels = []string{"invoice", "receipt"}
 // stages do not commit through the outbox (the dual write) has no commit
 // to make a task's events durable with, so it runs no workflow.
 func (r *run) resetWorkflows(old *wfRuns) {
-	r.wf = wfRuns{on: r.cfg.WorkflowEvery > 0 && slices.Contains(r.design.Protocol.Steps, model.StepCommit)}
+	// The storage and the workflow code are kept across seeds (the code's
+	// activities call r, the same run struct every seed of a Runner).
+	r.wf = wfRuns{on: r.cfg.WorkflowEvery > 0 && slices.Contains(r.design.Protocol.Steps, model.StepCommit),
+		defs: old.defs, defsOf: old.defsOf, ids: old.ids, flows: reuse.Slice(old.flows), buf: old.buf}
 	if !r.wf.on {
 		return
 	}
-	r.wf.hist, r.wf.runs, r.wf.effects = old.hist, old.runs, old.effects
-	if r.wf.hist == nil {
-		r.wf.hist, r.wf.runs, r.wf.effects = map[string][]workflow.HistoryEvent{}, map[string]int{}, map[string]bool{}
-	}
-	clear(r.wf.hist)
-	clear(r.wf.runs)
-	clear(r.wf.effects)
+	r.wf.ids = reuse.Map(r.wf.ids)
 	r.wf.llm = workflow.SampledLLM{Answers: wfLabels}
+	if r.wf.defsOf == r {
+		return
+	}
+	r.wf.defsOf = r
 	acts := make(map[string]workflow.Activity, len(model.Stages())+1)
 	for _, st := range model.Stages() {
 		acts[st.String()] = func(in string) string { return r.wfActivity(st, in) }
@@ -123,17 +146,24 @@ func (r *run) resetWorkflows(old *wfRuns) {
 // the result, if it marks StageDone). Its input is "key@stage".
 func wfBody(code int) func(ctx *workflow.WorkflowContext, input string) string {
 	stamp := "|build=" + strconv.Itoa(wfCodes[code].build)
-	marks := wfCodes[code].marks
+	var marks [model.StageDone + 1]bool // by stage: the code stamps its input (StageDone: the result)
+	for _, st := range wfCodes[code].marks {
+		marks[st] = true
+	}
 	return func(ctx *workflow.WorkflowContext, input string) string {
 		first, _ := strconv.Atoi(input[strings.LastIndexByte(input, '@')+1:])
 		in := input
 		for st := model.Stage(first); st < model.StageDone; st++ {
-			if slices.Contains(marks, st) {
+			if marks[st] {
 				in += stamp
 			}
-			in = ctx.ExecuteActivity(wfActivityName(st, code), in)
+			out, ok := ctx.TryExecuteActivity(wfActivityName(st, code), in)
+			if !ok {
+				return "" // suspended or rejected: the context says which
+			}
+			in = out
 		}
-		if slices.Contains(marks, model.StageDone) {
+		if marks[model.StageDone] {
 			in += stamp
 		}
 		return in
@@ -214,12 +244,11 @@ func (r *run) isWorkflowDoc(w *worker) bool {
 // applies it once per workflow and activity; its result is the stage's
 // value (with the classifier's label, for extract).
 func (r *run) wfActivity(st model.Stage, in string) string {
-	w := r.wf.w
+	w, f := r.wf.w, &r.wf.flows[r.wf.cur]
 	job := r.sys.JobRef(w.lease.Job)
-	id := job.Key + "/" + st.String()
 	e := r.simEvent(model.EvWfEffect, r.actor(w))
-	e.Job, e.Tenant, e.Key, e.Stage, e.HasStage, e.OK = w.lease.Job, job.Tenant, job.Key, st, true, !r.wf.effects[id]
-	r.wf.effects[id] = true
+	e.Job, e.Tenant, e.Key, e.Stage, e.HasStage, e.OK = w.lease.Job, job.Tenant, job.Key, st, true, !f.effects[st]
+	f.effects[st] = true
 	r.emit(e)
 	out := strconv.FormatUint(w.value, 16)
 	if st == model.StageExtract {
@@ -233,8 +262,10 @@ func (r *run) wfActivity(st model.Stage, in string) string {
 // the task, and the worker reports the stage failed.
 func (r *run) wfTask(w *worker) bool {
 	job := r.sys.JobRef(w.lease.Job)
-	h := r.wf.hist[job.Key]
-	w.wfHist, w.wfBase, w.wfRun, w.wfReset = nil, len(h), r.wf.runs[job.Key], h == nil
+	r.wf.cur = r.flow(job.Key)
+	f := &r.wf.flows[r.wf.cur]
+	h := f.hist
+	w.wfHist, w.wfBase, w.wfRun, w.wfReset = nil, len(h), f.run, h == nil
 	if h == nil {
 		h = workflow.Start(job.Key + "@" + strconv.Itoa(int(w.stage)))
 	}
@@ -262,12 +293,35 @@ func (r *run) wfTask(w *worker) bool {
 		r.cross(w, model.AfterExtract, 0)
 		return false
 	}
-	w.value, _ = strconv.ParseUint(result[strings.LastIndexByte(result, '/')+1:], 16, 64)
+	w.value = hexValue(result[strings.LastIndexByte(result, '/')+1:])
 	if w.wfReset || len(st.History) > len(h) {
 		w.wfHist = st.History
 	}
 	w.wfDone = st.Done
 	return true
+}
+
+// hexValue is strconv.ParseUint(s, 16, 64) with its error dropped, read
+// digit by digit for what activities return (up to 16 lowercase hex
+// digits: FormatUint's) and by strconv for anything else.
+func hexValue(s string) uint64 {
+	if len(s) == 0 || len(s) > 16 {
+		v, _ := strconv.ParseUint(s, 16, 64)
+		return v
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default: // not FormatUint's: strconv's verdict
+			v, _ := strconv.ParseUint(s, 16, 64)
+			return v
+		}
+	}
+	return v
 }
 
 // wfBudget is a task's budget on h: one activity, or none for a stage redone
@@ -288,22 +342,26 @@ func wfBudget(h []workflow.HistoryEvent, st model.Stage) int {
 // whole history once more, as a worker asked for the result does.
 func (r *run) wfPersist(w *worker) {
 	h, done := w.wfHist, w.wfDone
+	if h == nil && !done {
+		return // nothing to persist (a task with no new event, or no workflow)
+	}
 	w.wfHist, w.wfDone = nil, false
 	key := r.sys.JobRef(w.lease.Job).Key
-	if len(r.wf.hist[key]) != w.wfBase || r.wf.runs[key] != w.wfRun {
+	f := &r.wf.flows[r.flow(key)]
+	if len(f.hist) != w.wfBase || f.run != w.wfRun {
 		return
 	}
 	if h != nil {
 		from := w.wfBase
 		if w.wfReset {
 			from = 0
-			r.wf.runs[key]++
+			f.run++
 		}
-		r.wf.hist[key] = h
+		f.hist = h
 		r.wfRecorded(w, h[from:])
 	}
 	if done {
-		h = r.wf.hist[key]
+		h = f.hist
 		build := wfBuild(w)
 		ctx, err := workflow.ReplayWorkflow(r.wf.defs[build], h)
 		executed, result := 0, ""
@@ -335,7 +393,8 @@ func (r *run) wfRecorded(w *worker, evs []workflow.HistoryEvent) {
 	for _, he := range evs {
 		job := r.sys.JobRef(w.lease.Job)
 		e := r.simEvent(model.EvWfRecord, r.actor(w))
-		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), he.What()
+		r.wf.buf = he.AppendWhat(r.wf.buf[:0])
+		e.Job, e.Tenant, e.Key, e.N, e.Text = w.lease.Job, job.Tenant, job.Key, int64(he.ID), string(r.wf.buf)
 		if st, ok := stageNamed(he.Name); ok {
 			e.Stage, e.HasStage = st, true
 		}
@@ -354,13 +413,26 @@ func (r *run) wfReplayed(w *worker, key string, build, replayed, executed int, e
 func (r *run) wfReplayedWith(w *worker, key string, build, replayed, executed int, result string, err error) {
 	e := r.simEvent(model.EvWfReplay, r.actor(w))
 	e.Job, e.Tenant, e.Key, e.N, e.N2, e.OK = w.lease.Job, r.sys.JobRef(w.lease.Job).Tenant, key, int64(replayed), int64(executed), err == nil
-	e.Text = wfCode(build) + result
+	if build < wfTests && result == "" && err == nil { // a task's accepted replay: the code alone
+		e.Text = wfCode(build)
+		r.emit(e)
+		return
+	}
+	// The text is built in the run's buffer: one allocation, its string.
+	b := r.wf.buf[:0]
 	if build >= wfTests {
-		e.Text = "test " + e.Text
+		b = append(b, "test "...)
 	}
+	b = append(append(b, wfCode(build)...), result...)
 	if err != nil {
-		e.Text += " rejected: " + err.Error()
+		b = append(b, " rejected: "...)
+		if nd, ok := err.(*workflow.NondeterminismError); ok { // the engine's own error, unwrapped
+			b = nd.AppendError(b)
+		} else {
+			b = append(b, err.Error()...)
+		}
 	}
+	e.Text, r.wf.buf = string(b), b
 	r.emit(e)
 }
 

@@ -11,6 +11,11 @@
 // A worker that picks an execution up runs one workflow task ([Advance]):
 // it replays the recorded history and executes the next activity, so an
 // execution moves on one task at a time, by whichever worker holds it.
+// Where a task stops the code (its next activity is beyond the task's
+// budget, or a command does not match the history),
+// [WorkflowContext.ExecuteActivity] unwinds the workflow function;
+// [WorkflowContext.TryExecuteActivity] says false instead, for code that
+// then returns at once (the swarm's, which replays many times a seed).
 //
 // It is apart from package model, whose pipeline it shares nothing with;
 // the llm-in-replay scenario runs it, and so does the swarm, for a share of

@@ -53,20 +53,37 @@ func (e HistoryEvent) String() string { return strconv.Itoa(e.ID) + " " + e.What
 
 // What is the event without its id, "ActivityTaskCompleted classify →
 // invoice": what a command the code generates says, and what a trace of
-// the history records (the id goes apart).
+// the history records (the id goes apart). Each case is one
+// concatenation: one allocation.
 func (e HistoryEvent) What() string {
-	s := e.Kind.String()
 	switch e.Kind {
 	case WorkflowStarted:
-		s += " input=" + e.Input
+		return e.Kind.String() + " input=" + e.Input
 	case ActivityScheduled:
-		s += " " + e.Name + "(" + e.Input + ")"
+		return e.Kind.String() + " " + e.Name + "(" + e.Input + ")"
 	case ActivityCompleted:
-		s += " " + e.Name + " → " + e.Result
+		return e.Kind.String() + " " + e.Name + " → " + e.Result
 	case WorkflowCompleted:
-		s += " result=" + e.Result
+		return e.Kind.String() + " result=" + e.Result
 	}
-	return s
+	return e.Kind.String()
+}
+
+// AppendWhat appends [HistoryEvent.What] to b: no allocation into a
+// buffer with room (a trace line built in place).
+func (e HistoryEvent) AppendWhat(b []byte) []byte {
+	b = append(b, e.Kind.String()...)
+	switch e.Kind {
+	case WorkflowStarted:
+		b = append(append(b, " input="...), e.Input...)
+	case ActivityScheduled:
+		b = append(append(append(append(append(b, ' '), e.Name...), '('), e.Input...), ')')
+	case ActivityCompleted:
+		b = append(append(append(append(b, ' '), e.Name...), " → "...), e.Result...)
+	case WorkflowCompleted:
+		b = append(append(b, " result="...), e.Result...)
+	}
+	return b
 }
 
 // Activity is activity code: it may do anything, including nondeterministic
@@ -94,12 +111,19 @@ type NondeterminismError struct {
 	Got   HistoryEvent // what the replayed code generated
 }
 
-func (e *NondeterminismError) Error() string {
-	want := "no more events"
+func (e *NondeterminismError) Error() string { return string(e.AppendError(nil)) }
+
+// AppendError appends [NondeterminismError.Error] to b (a trace line
+// that states the verdict builds it in place).
+func (e *NondeterminismError) AppendError(b []byte) []byte {
+	b = append(append(b, ErrNondeterministic.Error()...), ": history event "...)
 	if e.Event.ID != 0 {
-		want = e.Event.String()
+		b = append(strconv.AppendInt(b, int64(e.Event.ID), 10), ' ')
+		b = e.Event.AppendWhat(b)
+	} else {
+		b = append(b, "no more events"...)
 	}
-	return ErrNondeterministic.Error() + ": history event " + want + ", replay generated " + e.Got.What()
+	return e.Got.AppendWhat(append(b, ", replay generated "...))
 }
 
 // Unwrap lets errors.Is(err, ErrNondeterministic) work.
@@ -108,7 +132,7 @@ func (e *NondeterminismError) Unwrap() error { return ErrNondeterministic }
 // WorkflowContext is what workflow code sees: the way to schedule
 // activities. Every command is first matched against the recorded history
 // (a replay); past its end, commands are executed and recorded while the
-// task's budget lasts, and the code is suspended at the first one beyond it.
+// task's budget lasts, and the code is stopped at the first one beyond it.
 type WorkflowContext struct {
 	wf      Workflow
 	history []HistoryEvent
@@ -118,27 +142,49 @@ type WorkflowContext struct {
 	// its next activity; a replay, none); negative: no limit.
 	budget   int
 	Executed int // activities actually executed (a replay executes none)
+	// Why the code was stopped, once it was: at a command beyond the
+	// budget (suspended), or at the first mismatch. No command runs
+	// after a stop.
+	suspended bool
+	mismatch  *NondeterminismError
 }
 
-// nondeterminism unwinds the workflow function at the first mismatch.
-type nondeterminism struct{ err *NondeterminismError }
-
-// suspended unwinds the workflow function at a command its context has no
-// budget left to execute.
-type suspended struct{}
+// stop unwinds the workflow function of a stopped context (the context
+// says why).
+type stop struct{}
 
 // ExecuteActivity schedules activity name with input and returns its
 // result: read from the history while the history lasts, executed and
-// recorded past its end.
+// recorded past its end. Where the code is stopped (suspended, or a
+// mismatch), it unwinds the workflow function, which ends the task.
 func (c *WorkflowContext) ExecuteActivity(name, input string) string {
+	result, ok := c.TryExecuteActivity(name, input)
+	if !ok {
+		c.unwind()
+	}
+	return result
+}
+
+// TryExecuteActivity is [WorkflowContext.ExecuteActivity] for code that
+// returns at once when it says false (the code is stopped, and the
+// returned value is discarded): the task ends the same, without unwinding
+// the function (a panic and its recovery cost a task more than the rest
+// of its replay). A command after a stop unwinds the function as
+// ExecuteActivity's does.
+func (c *WorkflowContext) TryExecuteActivity(name, input string) (string, bool) {
+	if c.stopped() {
+		c.unwind()
+	}
 	cmd := HistoryEvent{Kind: ActivityScheduled, Name: name, Input: input}
 	if c.next < len(c.history) {
-		c.match(cmd)
-		c.match(HistoryEvent{Kind: ActivityCompleted, Name: name})
-		return c.history[c.next-1].Result
+		if !c.match(&cmd) || !c.match(&HistoryEvent{Kind: ActivityCompleted, Name: name}) {
+			return "", false
+		}
+		return c.history[c.next-1].Result, true
 	}
 	if c.budget == 0 {
-		panic(suspended{})
+		c.suspended = true
+		return "", false
 	}
 	act, ok := c.wf.Activities[name]
 	if !ok {
@@ -148,8 +194,13 @@ func (c *WorkflowContext) ExecuteActivity(name, input string) string {
 	c.Executed++
 	c.budget--
 	c.record(HistoryEvent{Kind: ActivityCompleted, Name: name, Result: act(input)})
-	return c.history[len(c.history)-1].Result
+	return c.history[len(c.history)-1].Result, true
 }
+
+func (c *WorkflowContext) stopped() bool { return c.suspended || c.mismatch != nil }
+
+// unwind ends the workflow function of a stopped context.
+func (c *WorkflowContext) unwind() { panic(stop{}) }
 
 // record appends e to the history; the context has matched every recorded
 // event by then, so next follows the end.
@@ -164,17 +215,20 @@ func (c *WorkflowContext) record(e HistoryEvent) {
 // carry the same result. (An activity's completion is matched by name: its
 // result is whatever was recorded.) Past the end of the history the
 // recorded event is the zero one, which no command matches (a history
-// that ends on a scheduled activity with no completion).
-func (c *WorkflowContext) match(cmd HistoryEvent) {
-	var want HistoryEvent
+// that ends on a scheduled activity with no completion). A mismatch stops
+// the code: false.
+func (c *WorkflowContext) match(cmd *HistoryEvent) bool {
+	want := &HistoryEvent{}
 	if c.next < len(c.history) {
-		want = c.history[c.next]
+		want = &c.history[c.next]
 	}
 	if want.Kind != cmd.Kind || want.Name != cmd.Name || want.Input != cmd.Input ||
 		cmd.Kind == WorkflowCompleted && want.Result != cmd.Result {
-		panic(nondeterminism{&NondeterminismError{Event: want, Got: cmd}})
+		c.mismatch = &NondeterminismError{Event: *want, Got: *cmd}
+		return false
 	}
 	c.next++
+	return true
 }
 
 // finish ends a body that returned result: a completion in the history
@@ -186,26 +240,34 @@ func (c *WorkflowContext) finish(result string) {
 		c.record(done)
 		return
 	}
-	c.match(done)
+	c.match(&done)
 }
 
 // run runs the body on the context's history and reports how it ended:
-// finished (nil), suspended, or a *NondeterminismError.
+// finished (nil), suspended, or a *NondeterminismError. The body either
+// returned after TryExecuteActivity said it was stopped, or was unwound.
 func (c *WorkflowContext) run() (isSuspended bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			switch p := p.(type) {
-			case nondeterminism:
-				err = p.err
-			case suspended:
-				isSuspended = true
-			default:
+			if _, ok := p.(stop); !ok {
 				panic(p)
 			}
+			isSuspended, err = c.verdict()
 		}
 	}()
-	c.finish(c.wf.Body(c, c.history[0].Input))
-	return false, nil
+	result := c.wf.Body(c, c.history[0].Input)
+	if !c.stopped() {
+		c.finish(result)
+	}
+	return c.verdict()
+}
+
+// verdict is how the code ended, from why the context stopped it.
+func (c *WorkflowContext) verdict() (isSuspended bool, err error) {
+	if c.mismatch != nil {
+		return false, c.mismatch
+	}
+	return c.suspended, nil
 }
 
 // Start is the history of a new execution of a workflow on input: its

@@ -271,3 +271,48 @@ func TestUnknownActivityAndForeignPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestTryExecuteActivityStops checks the non-unwinding form: it says
+// false where ExecuteActivity would unwind the body (a suspension, a
+// mismatch), the task ends the same, and a command issued after a stop
+// unwinds the body, running nothing.
+func TestTryExecuteActivityStops(t *testing.T) {
+	ran := 0
+	act := func(in string) string { ran++; return in + "!" }
+	var afterStop bool // the body goes on after a false
+	body := func(ctx *workflow.WorkflowContext, in string) string {
+		for _, name := range []string{"a", "b"} {
+			out, ok := ctx.TryExecuteActivity(name, in)
+			if !ok {
+				if afterStop {
+					ctx.TryExecuteActivity("b", in)
+					t.Error("a command after a stop returned")
+				}
+				return "ignored"
+			}
+			in = out
+		}
+		return in
+	}
+	wf := workflow.Workflow{Name: "w", Body: body, Activities: map[string]workflow.Activity{"a": act, "b": act}}
+	for _, afterStop = range []bool{false, true} {
+		ran = 0
+		st, err := workflow.Advance(wf, workflow.Start("x"), 1)
+		if err != nil || st.Done || st.Executed != 1 || ran != 1 || len(st.History) != 3 {
+			t.Fatalf("after stop %v: a task with budget 1: %+v, %v, %d run; want suspended after one activity", afterStop, st, err, ran)
+		}
+		st, err = workflow.Advance(wf, st.History, -1)
+		if err != nil || !st.Done || st.History[len(st.History)-1].Result != "x!!" {
+			t.Fatalf("after stop %v: the task to the end: %+v, %v", afterStop, st, err)
+		}
+		changed := append([]workflow.HistoryEvent(nil), st.History...)
+		changed[1].Input = "y"
+		_, err = workflow.ReplayWorkflow(wf, changed)
+		if !errors.Is(err, workflow.ErrNondeterministic) || !strings.Contains(err.Error(), "history event 2 ActivityTaskScheduled a(y), replay generated ActivityTaskScheduled a(x)") {
+			t.Fatalf("after stop %v: a replay of a changed input: %v", afterStop, err)
+		}
+		if ran != 2 {
+			t.Fatalf("after stop %v: %d activities run, want 2 (replays run none)", afterStop, ran)
+		}
+	}
+}
