@@ -38,18 +38,16 @@ type Suite struct {
 	lastKeyHash uint64
 	readyQ      readyQueue          // the oracle's own ready queue (queue order)
 	orderedHead model.JobID         // the oldest job an ordered queue may still hold
-	texts       map[string]textSeen // dlq-hygiene: every distinct event text, for the excerpt check
-	others      map[string]textSeen // dlq-hygiene: keys and tenants of events that are not their job's
+	texts       map[string]struct{} // dlq-hygiene: every distinct event text, judged once
+	others      map[string]struct{} // dlq-hygiene: keys and tenants of events that are not their job's
 	leaked      map[string]bool     // dlq-hygiene: event strings already reported as they came
-	excerpts    excerptIndex        // dlq-hygiene: windows of the strings handed out
+	excerpts    excerptIndex        // dlq-hygiene: the secrets' windows
+	excerptHits []checked           // dlq-hygiene: event strings holding an excerpt or a canary
 	served      []served            // nothing-lost: by client id, what it was told
 	wf          wfTables            // durable-workflow
 
 	scratchChecked []checked // Finish's scratch, kept for the next seed
-	scratchFlags   []bool
 	scratchFound   []excerptFound
-	secretBuf      []byte         // the secrets' bytes, one after another (finishExcerpts)
-	secretEnds     []int32        // where each secret ends in secretBuf
 	finalEffects   []model.Effect // FinalOf's buffers
 	finalCancelled []model.JobID
 	// (and these)
@@ -102,6 +100,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.texts = reuse.Map(s.texts)
 	s.others = reuse.Map(s.others)
 	s.leaked = reuse.Map(s.leaked)
+	s.excerptHits = reuse.Slice(s.excerptHits)
 	s.scratchChecked = reuse.Slice(s.scratchChecked)
 	s.served = reuse.Resized(s.served, int(max(cfg.Clients, 0))+1)
 
@@ -110,6 +109,7 @@ func (s *Suite) Reset(cfg Config) {
 		src = cfg.SecretSource
 	}
 	s.secrets.reset(src)
+	s.excerpts.reset(src)
 
 	s.fv.reset()
 	clear(s.keySet) // the scratch maps are made on first use
