@@ -54,7 +54,7 @@ func (s *Suite) agreeResults(v *finalView, out *violations) {
 	n := 0
 	for _, r := range v.f.Results {
 		var rec *keyRecord
-		if o := s.ownerOf(r.Key, nil); o != nil {
+		if o := s.ownerOf(r.Key, s.known(r.Job)); o != nil { // (by its job's key when it is that)
 			rec = &o.rec
 		} else {
 			rec = s.loose[r.Key]

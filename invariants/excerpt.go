@@ -89,6 +89,9 @@ func (s *Suite) noteText(e *model.Event) bool {
 // job's (those are judged with the job), once per distinct string: only
 // for excerpts and canaries, at the end.
 func (s *Suite) noteStrings(e *model.Event) {
+	if e.Key == "" && e.Tenant == "" {
+		return // (most events with no job carry neither)
+	}
 	for _, f := range [...]struct{ what, val string }{{"key", e.Key}, {"tenant", e.Tenant}} {
 		if f.val == "" {
 			continue

@@ -237,6 +237,9 @@ func (s *Suite) sig(e *model.Event) uint64 { return s.keySig(e.Key, e.Stage, e.J
 // keySig is rowSig with the last key's hash kept (the effects read back
 // come a job's stages at a time, under one key).
 func (s *Suite) keySig(key string, st model.Stage, job model.JobID) uint64 {
+	if j := s.known(job); j != nil && j.enqueued && sameString(key, j.key) {
+		return sigOf(j.keyHash, st, job) // its job's own key, hashed at its enqueue
+	}
 	if key != s.lastKey {
 		s.lastKey, s.lastKeyHash = key, keyHash(key)
 	}
