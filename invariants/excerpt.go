@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
@@ -254,14 +255,14 @@ type excerptIndex struct {
 	buf   []byte  // the secrets' bytes, one after another
 	ends  []int32 // secret k ends at ends[k] in buf
 	runs  []excerptRun
-	slots []int32 // by hash of a run's bytes: its chain's head run + 1 (open addressing; 0: empty)
-	shift uint8   // a hash is the top bits of the multiplied run: 32 - log2(len(slots))
+	heads []int32 // by hash of a run's bytes: the last run added with that hash, + 1 (0: none)
+	shift uint8   // a hash is the top bits of the multiplied run: 32 - log2(len(heads))
 	// grams has bit gram(w) set for the bytes w of every run.
 	grams [1 << 16 / 64]uint64
 }
 
 // excerptRun is the four bytes at pos in buf, of secret secret; next is
-// the following run with the same bytes (-1: none).
+// the run added before it with the same hash (-1: none).
 type excerptRun struct {
 	word              uint32
 	pos, secret, next int32
@@ -274,49 +275,40 @@ func (x *excerptIndex) reset(secrets SecretSource) { x.src, x.built = secrets, f
 // the previous seed (none holds a string).
 func (x *excerptIndex) build() {
 	x.built, x.short = true, false
-	buf, ends, runs := x.buf[:0], x.ends[:0], x.runs[:0]
-	clear(x.grams[:])
+	buf, ends := x.buf[:0], x.ends[:0]
+	nruns := 0
 	for k := range x.src.Len() {
 		from := len(buf)
 		buf = x.src.AppendSecret(buf, k)
 		ends = append(ends, int32(len(buf)))
-		if n := len(buf) - from; n < excerptWindow {
+		if n := len(buf) - from; n >= excerptWindow {
+			nruns += (n-4)/8 + 1
+		} else {
 			x.short = x.short || n > 0
-			continue
-		}
-		for p := from; p+4 <= len(buf); p += 8 {
-			runs = append(runs, excerptRun{word: load4(buf, p), pos: int32(p), secret: int32(k), next: -1})
 		}
 	}
-	x.buf, x.ends, x.runs = buf, ends, runs
-	n := 1 << bits.Len(uint(2*len(runs))) // at most half full, so probes stay short
+	x.buf, x.ends = buf, ends
+	n := max(2, 1<<bits.Len(uint(2*nruns))) // at most half as many runs as heads: short chains
 	x.shift = uint8(32 - bits.TrailingZeros(uint(n)))
-	if n <= cap(x.slots) {
-		x.slots = x.slots[:n]
-		clear(x.slots)
-	} else {
-		x.slots = make([]int32, n)
-	}
-	mask := uint32(n - 1)
-	for i := range runs {
-		w := runs[i].word
-		g := gram(w)
-		x.grams[g/64] |= 1 << (g % 64)
-		for at := x.hash(w); ; at = (at + 1) & mask {
-			head := x.slots[at] - 1
-			if head < 0 {
-				x.slots[at] = int32(i) + 1
-				break
-			}
-			if runs[head].word == w { // the new run heads the chain
-				runs[i].next, x.slots[at] = head, int32(i)+1
-				break
+	x.heads = reuse.Resized(x.heads, n)
+	clear(x.grams[:])
+	runs, from := slices.Grow(x.runs[:0], nruns), 0
+	for k, end := range ends {
+		if int(end)-from >= excerptWindow {
+			for p := from; p+4 <= int(end); p += 8 {
+				w := load4(buf, p)
+				g, h := gram(w), x.hash(w)
+				x.grams[g/64] |= 1 << (g % 64)
+				runs = append(runs, excerptRun{word: w, pos: int32(p), secret: int32(k), next: x.heads[h] - 1})
+				x.heads[h] = int32(len(runs))
 			}
 		}
+		from = int(end)
 	}
+	x.runs = runs
 }
 
-// hash is the slot a run's bytes w are probed from.
+// hash is the head a run's bytes w are chained from.
 func (x *excerptIndex) hash(w uint32) uint32 { return w * 0x9e3779b1 >> (x.shift & 31) }
 
 // find returns the first secret val shares a window with, or -1.
@@ -328,22 +320,15 @@ func (x *excerptIndex) find(val string) int32 {
 	if len(val) < excerptWindow || len(x.runs) == 0 {
 		return best
 	}
-	mask := uint32(len(x.slots) - 1)
 	w := uint32(val[0])<<8 | uint32(val[1])<<16 | uint32(val[2])<<24
 	for i := 3; ; i++ {
 		if i, w = x.nextGram(val, i, w); i == len(val) {
 			break
 		}
-		for at := x.hash(w); x.slots[at] != 0; at = (at + 1) & mask {
-			if x.runs[x.slots[at]-1].word != w {
-				continue
+		for k := x.heads[x.hash(w)] - 1; k >= 0; k = x.runs[k].next {
+			if r := &x.runs[k]; r.word == w && (best < 0 || r.secret < best) && x.shares(val, i-3, r) {
+				best = r.secret
 			}
-			for k := x.slots[at] - 1; k >= 0; k = x.runs[k].next {
-				if r := &x.runs[k]; (best < 0 || r.secret < best) && x.shares(val, i-3, r) {
-					best = r.secret
-				}
-			}
-			break // the run's only chain
 		}
 	}
 	return best
