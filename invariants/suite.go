@@ -174,13 +174,15 @@ func (s *Suite) Finish(f Final) []Violation {
 func (s *Suite) Record(e *model.Event) {
 	var j *job
 	if e.Kind != model.EvStatus { // a status query may name any id
-		j = s.job(e.Job)
+		if j = s.known(e.Job); j == nil { // (known inlines: most events name a job already known)
+			j = s.job(e.Job)
+		}
 	}
 	if e.Text != "" {
 		s.checkText(e)
 	}
 	own := j != nil && sameString(e.Key, j.key) && sameString(e.Tenant, j.tenant) // the job's own key and tenant
-	if e.Key != "" && e.Kind != model.EvStatus {
+	if e.Key != "" && e.Kind != model.EvStatus && !(own && j.keyOwned) { // (an event with its job's owned key and tenant is fine)
 		s.checkKey(e, j, own)
 	}
 	if j != nil && j.sh.failOpen {
@@ -208,7 +210,9 @@ func (s *Suite) Record(e *model.Event) {
 	}
 	if j != nil {
 		j.advance(e)
-		s.requeue(e, j)
+		if e.OK && j.enqueued { // (requeue's own guard, without the call)
+			s.requeue(e, j)
+		}
 	}
 	s.g.prevSeq = e.Seq
 	if !e.OK { // only a refusal can be the record a refused event follows
