@@ -320,13 +320,13 @@ func (x *excerptIndex) find(val string) int32 {
 	if len(val) < excerptWindow || len(x.runs) == 0 {
 		return best
 	}
-	w := uint32(val[0])<<8 | uint32(val[1])<<16 | uint32(val[2])<<24
-	for i := 3; ; i++ {
-		if i, w = x.nextGram(val, i, w); i == len(val) {
+	for i := 0; ; i++ {
+		if i = x.nextGram(val, i); i+4 > len(val) {
 			break
 		}
+		w := load4(val, i)
 		for k := x.heads[x.hash(w)] - 1; k >= 0; k = x.runs[k].next {
-			if r := &x.runs[k]; r.word == w && (best < 0 || r.secret < best) && x.shares(val, i-3, r) {
+			if r := &x.runs[k]; r.word == w && (best < 0 || r.secret < best) && x.shares(val, i, r) {
 				best = r.secret
 			}
 		}
@@ -334,20 +334,41 @@ func (x *excerptIndex) find(val string) int32 {
 	return best
 }
 
-// nextGram returns the first position i from i on whose four bytes
-// ending there (held in the returned w) have their gram in x.grams, or
-// len(val). w rolls over val one byte at a time (one load a byte): it
-// comes in holding the bytes i-3..i-1 in its top three. (A loop of its
-// own, as tight as it gets: it runs at every byte of every string.)
-func (x *excerptIndex) nextGram(val string, i int, w uint32) (int, uint32) {
-	grams, rest := &x.grams, val[i:]
-	for k := 0; k < len(rest); k++ {
-		w = w>>8 | uint32(rest[k])<<24
-		if g := gram(w); grams[g/64]&(1<<(g%64)) != 0 {
-			return i + k, w
+// nextGram returns the first position from i on whose four bytes have
+// their gram in x.grams, or len(val). It runs at every byte of every
+// string: eight bytes are loaded at once and the grams at the first five
+// positions tested from that word, a shift apart.
+func (x *excerptIndex) nextGram(val string, i int) int {
+	grams := &x.grams
+	has := func(w uint32) bool { g := gram(w); return grams[g/64]&(1<<(g%64)) != 0 }
+	for ; i+8 <= len(val); i += 5 {
+		v := load8(val, i)
+		switch {
+		case has(uint32(v)):
+			return i
+		case has(uint32(v >> 8)):
+			return i + 1
+		case has(uint32(v >> 16)):
+			return i + 2
+		case has(uint32(v >> 24)):
+			return i + 3
+		case has(uint32(v >> 32)):
+			return i + 4
 		}
 	}
-	return len(val), w
+	for ; i+4 <= len(val); i++ {
+		if has(load4(val, i)) {
+			return i
+		}
+	}
+	return len(val)
+}
+
+// load8 is the eight bytes of s at i, little-endian (one load).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // shares reports whether val, whose four bytes at i are run r's, holds
