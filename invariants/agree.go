@@ -292,7 +292,7 @@ func (s *Suite) agreeRows(v *finalView, out *violations) {
 			out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
 			return
 		}
-		if rowSig(r.Key, r.Stage, r.Job) != h.sig {
+		if s.keySig(r.Key, r.Stage, r.Job) != h.sig {
 			what := "another key, stage or job"
 			if o.key != "" {
 				what = fmt.Sprintf("%v %s stage=%v", o.job, o.key, o.stage)

@@ -99,7 +99,7 @@ func (s *Suite) noteStrings(e *model.Event) {
 		}
 		if _, ok := s.others[f.val]; !ok {
 			s.others[f.val] = struct{}{}
-			s.noteExcerpt(checked{event: e.Kind, what: f.what, val: f.val, job: e.Job, seq: e.Seq, index: -1}, s.excerptOf(f.val, s.excerpts.find(f.val)))
+			s.noteExcerpt(checked{event: e.Kind, what: f.what, val: f.val, job: e.Job, seq: e.Seq, index: -1}, excerptOf(s.excerpts.find(f.val)))
 		}
 	}
 }
@@ -114,11 +114,12 @@ func (s *Suite) noteExcerpt(c checked, excerpt int32) {
 	}
 }
 
-// excerptOf is the excerpt check's verdict on val, given the first secret
-// it shares a window with (excerptIndex.find).
-func (s *Suite) excerptOf(val string, secret int32) int32 {
+// excerptOf is the excerpt check's verdict on a string, given the first
+// secret it shares a window with and whether it holds a canary
+// (excerptIndex.find).
+func excerptOf(secret int32, canary bool) int32 {
 	switch {
-	case strings.Contains(val, CanaryPrefix):
+	case canary:
 		return canaryExcerpt
 	case secret >= 0:
 		return secret
@@ -306,32 +307,42 @@ func (x *excerptIndex) build() {
 		from = int(end)
 	}
 	x.runs = runs
+	g := gram(canaryWord) // find looks for a canary where its first four bytes are
+	x.grams[g/64] |= 1 << (g % 64)
 }
+
+// canaryWord is the first four bytes of CanaryPrefix (load4).
+var canaryWord = load4(CanaryPrefix, 0)
 
 // hash is the head a run's bytes w are chained from.
 func (x *excerptIndex) hash(w uint32) uint32 { return w * 0x9e3779b1 >> (x.shift & 31) }
 
-// find returns the first secret val shares a window with, or -1.
-func (x *excerptIndex) find(val string) int32 {
+// find returns the first secret val shares a window with (-1: none), and
+// whether val holds a canary token: the scan that looks for the one finds
+// the other, at four bytes whose gram is set.
+func (x *excerptIndex) find(val string) (first int32, canary bool) {
 	if !x.built {
 		x.build()
 	}
-	best := int32(-1)
-	if len(val) < excerptWindow || len(x.runs) == 0 {
-		return best
+	first = -1
+	if len(val) < excerptWindow {
+		return first, strings.Contains(val, CanaryPrefix)
 	}
 	for i := 0; ; i++ {
 		if i = x.nextGram(val, i); i+4 > len(val) {
 			break
 		}
 		w := load4(val, i)
+		if w == canaryWord && strings.HasPrefix(val[i:], CanaryPrefix) {
+			canary = true
+		}
 		for k := x.heads[x.hash(w)] - 1; k >= 0; k = x.runs[k].next {
-			if r := &x.runs[k]; r.word == w && (best < 0 || r.secret < best) && x.shares(val, i, r) {
-				best = r.secret
+			if r := &x.runs[k]; r.word == w && (first < 0 || r.secret < first) && x.shares(val, i, r) {
+				first = r.secret
 			}
 		}
 	}
-	return best
+	return first, canary
 }
 
 // nextGram returns the first position from i on whose four bytes have

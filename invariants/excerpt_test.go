@@ -122,6 +122,11 @@ func TestExcerptIndexAgainstBruteForce(t *testing.T) {
 				m := min(len(text), k+rapid.IntRange(excerptWindow-1, excerptWindow+2).Draw(t, "length"))
 				strs[i] = gen.Draw(t, "before") + text[k:m] + gen.Draw(t, "after")
 			}
+			if rapid.Bool().Draw(t, "canary") { // a canary, whole or cut, anywhere
+				c := CanaryPrefix[:rapid.IntRange(len(CanaryPrefix)-1, len(CanaryPrefix)).Draw(t, "canary length")]
+				k := rapid.IntRange(0, len(strs[i])).Draw(t, "canary at")
+				strs[i] = strs[i][:k] + c + strs[i][k:]
+			}
 		}
 		var x excerptIndex
 		x.reset(secretList(secrets))
@@ -134,8 +139,12 @@ func TestExcerptIndexAgainstBruteForce(t *testing.T) {
 					}
 				}
 			}
-			if got := x.find(s); got != want {
+			got, canary := x.find(s)
+			if got != want {
 				t.Fatalf("string %d %q in secrets %q: found secret %d, want %d", i, s, secrets, got, want)
+			}
+			if canary != strings.Contains(s, CanaryPrefix) {
+				t.Fatalf("string %d %q: canary %v", i, s, canary)
 			}
 		}
 		wantShort := false

@@ -26,8 +26,8 @@ func isDLQReason(c model.Code) bool { return slices.Contains(dlqReasons[:], c) }
 // quoting it: a secret is named by its position in [Config.Secrets]. It
 // also returns the excerpt check's verdict on text (excerptOf).
 func (s *Suite) leak(text string) (what string, excerpt int32) {
-	secret := s.excerpts.find(text)
-	excerpt = s.excerptOf(text, secret)
+	secret, canary := s.excerpts.find(text)
+	excerpt = excerptOf(secret, canary)
 	// A text can hold a whole secret only if it shares a window with one,
 	// or some secret is shorter than a window: most texts need no look-up.
 	if secret >= 0 || s.excerpts.short {
