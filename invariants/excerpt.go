@@ -16,10 +16,13 @@ import (
 // Excerpts: no string the system hands out — an event's tenant, key or
 // text, any string reachable from a DLQ envelope or an audit entry, found
 // by reflection so a field added later is checked too — may hold 12 bytes
-// in a row of any document text or raw error, nor a canary token. Whole
-// secrets are looked for as events arrive (secretIndex); excerpts at the
-// end: the strings are few and the documents many, so the strings' windows
-// are indexed and every secret's windows are looked up in that index.
+// in a row of any document text or raw error, nor a canary token. Each
+// string is judged once, as it is handed out (an event's as it arrives,
+// the final state's at the end), against an index of the secrets' windows
+// (excerptIndex); what it holds is reported at the end, in the order of the
+// events that carried it, unless it was reported whole by then. The same
+// scan tells whether a string can hold a whole secret at all, which
+// secretIndex then looks for.
 
 // CanaryPrefix starts the canary token planted in every generated document
 // (a host's workload may plant its own): a string holding it leaked a
