@@ -54,7 +54,7 @@ func (s *Suite) agreeResults(v *finalView, out *violations) {
 	n := 0
 	for _, r := range v.f.Results {
 		var rec *keyRecord
-		if o := s.ownerOf(r.Key, nil); o != nil {
+		if o := s.ownerOf(r.Key, s.known(r.Job)); o != nil { // (by its job's key when it is that)
 			rec = &o.rec
 		} else {
 			rec = s.loose[r.Key]
@@ -292,7 +292,7 @@ func (s *Suite) agreeRows(v *finalView, out *violations) {
 			out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
 			return
 		}
-		if rowSig(r.Key, r.Stage, r.Job) != h.sig {
+		if s.keySig(r.Key, r.Stage, r.Job) != h.sig {
 			what := "another key, stage or job"
 			if o.key != "" {
 				what = fmt.Sprintf("%v %s stage=%v", o.job, o.key, o.stage)

@@ -3,21 +3,26 @@ package invariants
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 )
 
 // Excerpts: no string the system hands out — an event's tenant, key or
 // text, any string reachable from a DLQ envelope or an audit entry, found
 // by reflection so a field added later is checked too — may hold 12 bytes
-// in a row of any document text or raw error, nor a canary token. Whole
-// secrets are looked for as events arrive (secretIndex); excerpts at the
-// end: the strings are few and the documents many, so the strings' windows
-// are indexed and every secret's windows are looked up in that index.
+// in a row of any document text or raw error, nor a canary token. Each
+// string is judged once, as it is handed out (an event's as it arrives,
+// the final state's at the end), against an index of the secrets' windows
+// (excerptIndex); what it holds is reported at the end, in the order of the
+// events that carried it, unless it was reported whole by then. The same
+// scan tells whether a string can hold a whole secret at all, which
+// secretIndex then looks for.
 
 // CanaryPrefix starts the canary token planted in every generated document
 // (a host's workload may plant its own): a string holding it leaked a
@@ -41,6 +46,9 @@ type checked struct {
 	what  string          // and which of its strings: "text", "key", "tenant"
 	field string          // the field of a final-state entry, "" for an event's string
 	index int             // the element of a slice field, -1 for none
+	// excerpt is the string's verdict (excerptOf): an event's, as it
+	// came; a final-state string's, from finishHygiene.
+	excerpt int32
 }
 
 // where names the string's place: "DLQ entry of j3: SchemaPaths[0]".
@@ -64,57 +72,70 @@ func (c *checked) rootName() string {
 	return c.root
 }
 
-// noteText remembers an event's text for the excerpt check, once per
-// distinct text, and reports whether it is new.
+// Verdicts of the excerpt check on one string (excerptOf), besides the
+// index of the first secret it shares a window with.
+const (
+	noExcerpt     = -2 // no canary, no window of any secret
+	canaryExcerpt = -1 // a canary token
+)
+
+// noteText remembers an event's text, once per distinct text, and reports
+// whether it is new.
 func (s *Suite) noteText(e *model.Event) bool {
 	if _, ok := s.texts[e.Text]; ok {
 		return false
 	}
-	s.texts[e.Text] = textSeen{seq: e.Seq, job: e.Job, kind: e.Kind}
+	s.texts[e.Text] = struct{}{}
 	return true
 }
 
-// noteStrings remembers an event's key and tenant when they are not its
-// job's (those are checked with the job), once per distinct string.
+// noteStrings judges an event's key and tenant when they are not its
+// job's (those are judged with the job), once per distinct string: only
+// for excerpts and canaries, at the end.
 func (s *Suite) noteStrings(e *model.Event) {
+	if e.Key == "" && e.Tenant == "" {
+		return // (most events with no job carry neither)
+	}
 	for _, f := range [...]struct{ what, val string }{{"key", e.Key}, {"tenant", e.Tenant}} {
 		if f.val == "" {
 			continue
 		}
 		if _, ok := s.others[f.val]; !ok {
-			s.others[f.val] = textSeen{seq: e.Seq, job: e.Job, kind: e.Kind, what: f.what}
+			s.others[f.val] = struct{}{}
+			s.noteExcerpt(checked{event: e.Kind, what: f.what, val: f.val, job: e.Job, seq: e.Seq, index: -1}, excerptOf(s.excerpts.find(f.val)))
 		}
 	}
 }
 
-// textSeen is the first event that carried a string, and which field.
-type textSeen struct {
-	seq  uint64
-	job  model.JobID
-	kind model.EventKind
-	what string // "" for the text
+// noteExcerpt keeps an event's string holding a canary or an excerpt, for
+// finishExcerpts to report unless the string was reported whole by then:
+// each string is judged once, as it comes, and a clean run keeps none.
+func (s *Suite) noteExcerpt(c checked, excerpt int32) {
+	if excerpt != noExcerpt {
+		c.excerpt = excerpt
+		s.excerptHits = append(s.excerptHits, c)
+	}
 }
 
-// handedOut lists every string the run handed out, in a stable order: the
-// event texts by first appearance, the jobs' keys and tenants, and every
-// string reachable from the DLQ and the audit log.
+// excerptOf is the excerpt check's verdict on a string, given the first
+// secret it shares a window with and whether it holds a canary
+// (excerptIndex.find).
+func excerptOf(secret int32, canary bool) int32 {
+	switch {
+	case canary:
+		return canaryExcerpt
+	case secret >= 0:
+		return secret
+	}
+	return noExcerpt
+}
+
+// handedOut lists the strings judged at the end: those events carried
+// that were found holding a canary or an excerpt as they came (the jobs'
+// keys and tenants, the event texts, the other keys and tenants), then
+// every string reachable from the DLQ and the audit log.
 func (s *Suite) handedOut(v *finalView) []checked {
-	out := s.scratchChecked[:0]
-	// The maps' order is random: finishExcerpts orders what it reports.
-	//det:sorted (by finishExcerpts)
-	for text, t := range s.texts {
-		out = append(out, checked{event: t.kind, what: "text", val: text, job: t.job, seq: t.seq, index: -1})
-	}
-	//det:sorted (by finishExcerpts)
-	for v, t := range s.others {
-		out = append(out, checked{event: t.kind, what: t.what, val: v, job: t.job, seq: t.seq, index: -1})
-	}
-	for id := range s.njobs {
-		if j := s.at(id); j.enqueued {
-			out = append(out, checked{root: "key", val: j.key, job: model.JobID(id), seq: j.enqSeq, index: -1},
-				checked{root: "tenant", val: j.tenant, job: model.JobID(id), seq: j.enqSeq, index: -1})
-		}
-	}
+	out := append(s.scratchChecked[:0], s.excerptHits...)
 	for i := range v.f.DLQ {
 		env := &v.f.DLQ[i]
 		at := checked{root: "DLQ entry", job: env.Job, seq: s.dlqSeqOf(env.Job), final: true, index: -1}
@@ -181,48 +202,15 @@ func joinField(outer, field string) string {
 	return outer + "." + field
 }
 
-// finishExcerpts reports every handed-out string holding a canary or an
-// excerpt of a secret, except those flagged already (flagged[i]), in the
-// order of the events that carried them (strs is in map order: sorting
-// only what is reported keeps the common, clean run from paying for it).
-func (s *Suite) finishExcerpts(strs []checked, flagged []bool, out *violations) {
-	x := &s.excerpts
-	x.reset()
-	// The secrets' bytes, read once, and every four bytes of them in
-	// x.grams: a window of a string can equal a secret's only if each of
-	// its four-byte runs occurs in some secret, so add indexes no other.
-	secrets, ends := s.secretBuf[:0], s.secretEnds[:0]
-	if src := s.secrets.secrets; src != nil {
-		for k := range src.Len() {
-			from := len(secrets)
-			secrets = src.AppendSecret(secrets, k)
-			ends = append(ends, int32(len(secrets)))
-			x.noteGrams(secrets[from:])
-		}
-	}
-	s.secretBuf, s.secretEnds = secrets, ends
+// finishExcerpts reports every handed-out string whose verdict is a
+// canary or an excerpt of a secret, in the order of the events that
+// carried them (sorting only what is reported keeps the common, clean run
+// from paying for it).
+func (s *Suite) finishExcerpts(strs []checked, out *violations) {
 	found := s.scratchFound[:0]
 	for i := range strs {
-		if flagged[i] {
-			continue
-		}
-		if strings.Contains(strs[i].val, CanaryPrefix) {
-			flagged[i] = true
-			found = append(found, excerptFound{str: int32(i), secret: -1})
-			continue
-		}
-		x.add(strs[i].val, int32(i))
-	}
-	if !x.empty() {
-		from := int32(0)
-		for k, end := range ends {
-			x.scan(secrets[from:end], func(i int32) {
-				if !flagged[i] {
-					flagged[i] = true
-					found = append(found, excerptFound{str: i, secret: k})
-				}
-			})
-			from = end
+		if ex := strs[i].excerpt; ex != noExcerpt {
+			found = append(found, excerptFound{str: int32(i), secret: int(ex)})
 		}
 	}
 	s.scratchFound = found
@@ -256,35 +244,162 @@ func sortValues(vs []reflect.Value) {
 	})
 }
 
-// excerptIndex indexes the windows of a few strings and finds, in a long
-// text, every window they share with it. A bitmap of a hash of the
-// windows' first four bytes lets the scan skip most positions of a text
-// without hashing the whole window.
-//
-// A window that occurs more than once (event texts share their wording:
-// "extracted ...", a template's dozens of bytes in every text) is one
-// head in the table with its other occurrences chained behind it, in the
-// order they were added: in a table of every occurrence, each copy of a
-// window probed past all the earlier ones, and indexing cost the square
-// of how often a window recurs (a quarter of a model seed's instructions).
+// excerptIndex finds the first secret a string shares a window of
+// excerptWindow bytes with. It holds the secrets' bytes and indexes the
+// four bytes at every eighth position of each (a run): a window of twelve
+// bytes holds a run whole, so a string shares a window with a secret only
+// where four of its bytes equal one of the secret's runs, and each such
+// hit is extended both ways to see whether twelve bytes in a row agree.
+// Each string is scanned once (its verdict kept), as it is handed out; a
+// bitmap of the runs' grams skips most of its positions without a probe.
 type excerptIndex struct {
-	strs   []string
-	slots  []int32 // head entry index + 1 by window hash (open addressing; 0: empty)
-	ents   []excerptEntry
-	heads  int                  // distinct windows: entries in slots
-	starts [1 << 16 / 64]uint64 // bit prefix4(w) set: some window starts as w does
-	// grams has bit prefix4 set for every four bytes of every secret
-	// (reset clears both bitmaps whole: 16 KiB, less than keeping a list
-	// of the words set cost at every byte).
+	src   SecretSource
+	built bool    // built at the first string judged (a seed's secrets are new)
+	short bool    // some secret is shorter than a window (yet not empty)
+	buf   []byte  // the secrets' bytes, one after another
+	ends  []int32 // secret k ends at ends[k] in buf
+	runs  []excerptRun
+	heads []int32 // by hash of a run's bytes: the last run added with that hash, + 1 (0: none)
+	shift uint8   // a hash is the top bits of the multiplied run: 32 - log2(len(heads))
+	// grams has bit gram(w) set for the bytes w of every run.
 	grams [1 << 16 / 64]uint64
 }
 
-// noteGrams sets in x.grams every four bytes of secret b.
-func (x *excerptIndex) noteGrams(b []byte) {
-	for i := 0; i+4 <= len(b); i++ {
-		g := gram(load4(b, i))
-		x.grams[g/64] |= 1 << (g % 64)
+// excerptRun is the four bytes at pos in buf, of secret secret; next is
+// the run added before it with the same hash (-1: none).
+type excerptRun struct {
+	word              uint32
+	pos, secret, next int32
+}
+
+// reset makes x an index of secrets, to be built when first needed.
+func (x *excerptIndex) reset(secrets SecretSource) { x.src, x.built = secrets, false }
+
+// build reads every secret and indexes its runs, reusing the arrays of
+// the previous seed (none holds a string).
+func (x *excerptIndex) build() {
+	x.built, x.short = true, false
+	buf, ends := x.buf[:0], x.ends[:0]
+	nruns := 0
+	for k := range x.src.Len() {
+		from := len(buf)
+		buf = x.src.AppendSecret(buf, k)
+		ends = append(ends, int32(len(buf)))
+		if n := len(buf) - from; n >= excerptWindow {
+			nruns += (n-4)/8 + 1
+		} else {
+			x.short = x.short || n > 0
+		}
 	}
+	x.buf, x.ends = buf, ends
+	n := max(2, 1<<bits.Len(uint(2*nruns))) // at most half as many runs as heads: short chains
+	x.shift = uint8(32 - bits.TrailingZeros(uint(n)))
+	x.heads = reuse.Resized(x.heads, n)
+	clear(x.grams[:])
+	runs, from := slices.Grow(x.runs[:0], nruns), 0
+	for k, end := range ends {
+		if int(end)-from >= excerptWindow {
+			for p := from; p+4 <= int(end); p += 8 {
+				w := load4(buf, p)
+				g, h := gram(w), x.hash(w)
+				x.grams[g/64] |= 1 << (g % 64)
+				runs = append(runs, excerptRun{word: w, pos: int32(p), secret: int32(k), next: x.heads[h] - 1})
+				x.heads[h] = int32(len(runs))
+			}
+		}
+		from = int(end)
+	}
+	x.runs = runs
+	g := gram(canaryWord) // find looks for a canary where its first four bytes are
+	x.grams[g/64] |= 1 << (g % 64)
+}
+
+// canaryWord is the first four bytes of CanaryPrefix (load4).
+var canaryWord = load4(CanaryPrefix, 0)
+
+// hash is the head a run's bytes w are chained from.
+func (x *excerptIndex) hash(w uint32) uint32 { return w * 0x9e3779b1 >> (x.shift & 31) }
+
+// find returns the first secret val shares a window with (-1: none), and
+// whether val holds a canary token: the scan that looks for the one finds
+// the other, at four bytes whose gram is set.
+func (x *excerptIndex) find(val string) (first int32, canary bool) {
+	if !x.built {
+		x.build()
+	}
+	first = -1
+	if len(val) < excerptWindow {
+		return first, strings.Contains(val, CanaryPrefix)
+	}
+	for i := 0; ; i++ {
+		if i = x.nextGram(val, i); i+4 > len(val) {
+			break
+		}
+		w := load4(val, i)
+		if w == canaryWord && strings.HasPrefix(val[i:], CanaryPrefix) {
+			canary = true
+		}
+		for k := x.heads[x.hash(w)] - 1; k >= 0; k = x.runs[k].next {
+			if r := &x.runs[k]; r.word == w && (first < 0 || r.secret < first) && x.shares(val, i, r) {
+				first = r.secret
+			}
+		}
+	}
+	return first, canary
+}
+
+// nextGram returns the first position from i on whose four bytes have
+// their gram in x.grams, or len(val). It runs at every byte of every
+// string: eight bytes are loaded at once and the grams at the first five
+// positions tested from that word, a shift apart.
+func (x *excerptIndex) nextGram(val string, i int) int {
+	grams := &x.grams
+	has := func(w uint32) bool { g := gram(w); return grams[g/64]&(1<<(g%64)) != 0 }
+	for ; i+8 <= len(val); i += 5 {
+		v := load8(val, i)
+		switch {
+		case has(uint32(v)):
+			return i
+		case has(uint32(v >> 8)):
+			return i + 1
+		case has(uint32(v >> 16)):
+			return i + 2
+		case has(uint32(v >> 24)):
+			return i + 3
+		case has(uint32(v >> 32)):
+			return i + 4
+		}
+	}
+	for ; i+4 <= len(val); i++ {
+		if has(load4(val, i)) {
+			return i
+		}
+	}
+	return len(val)
+}
+
+// load8 is the eight bytes of s at i, little-endian (one load).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// shares reports whether val, whose four bytes at i are run r's, holds
+// excerptWindow bytes in a row of r's secret around them.
+func (x *excerptIndex) shares(val string, i int, r *excerptRun) bool {
+	from, to, p := int32(0), x.ends[r.secret], int(r.pos)
+	if r.secret > 0 {
+		from = x.ends[r.secret-1]
+	}
+	n := 4
+	for n < excerptWindow && i+n < len(val) && p+n < int(to) && val[i+n] == x.buf[p+n] {
+		n++
+	}
+	for l := 1; n < excerptWindow && l <= i && p-l >= int(from) && val[i-l] == x.buf[p-l]; l++ {
+		n++
+	}
+	return n >= excerptWindow
 }
 
 // load4 is the four bytes of s at i, little-endian (one load).
@@ -293,137 +408,5 @@ func load4[S string | []byte](s S, i int) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
-// gram folds four bytes (load4) into 16 bits: prefix4 of them.
+// gram folds four bytes (load4) into 16 bits.
 func gram(w uint32) uint32 { return w * 0x9e3779b1 >> 16 }
-
-// excerptEntry is a window of string str starting at off (its words a
-// and b: windowWords); next is the following occurrence of the same
-// window (-1: none), and a head's last its chain's last entry.
-type excerptEntry struct {
-	hash, a    uint64
-	b          uint32
-	str, off   int32
-	next, last int32
-}
-
-func (x *excerptIndex) reset() {
-	x.strs = x.strs[:0]
-	x.ents = x.ents[:0]
-	x.heads = 0
-	clear(x.slots)
-	clear(x.starts[:])
-	clear(x.grams[:])
-}
-
-func (x *excerptIndex) empty() bool { return len(x.ents) == 0 }
-
-// add indexes every window of val, which is string number id.
-func (x *excerptIndex) add(val string, id int32) {
-	for len(x.strs) <= int(id) {
-		x.strs = append(x.strs, "")
-	}
-	x.strs[id] = val
-	if len(val) < excerptWindow {
-		return
-	}
-	// Every four bytes of the string that some secret holds, not only
-	// the windows' first: scan looks at every eighth position of a
-	// secret, and any window shared with it has four of its bytes there.
-	// A window is indexed only if each of its nine runs of four bytes is
-	// in x.grams (noteGrams): no other can be a secret's. The window
-	// starting at w holds the runs at w..w+8; absent is the last run
-	// seen that no secret holds.
-	absent := -1
-	for i := 0; i+4 <= len(val); i++ {
-		g := gram(load4(val, i))
-		if x.grams[g/64]&(1<<(g%64)) == 0 {
-			absent = i
-			continue
-		}
-		x.starts[g/64] |= 1 << (g % 64)
-		if w := i - (excerptWindow - 4); w > absent {
-			x.insert(val[w:w+excerptWindow], id, int32(w))
-		}
-	}
-}
-
-// prefix4 folds a window's first four bytes into 16 bits.
-func prefix4(a, b, c, d byte) uint32 {
-	return gram(uint32(a) | uint32(b)<<8 | uint32(c)<<16 | uint32(d)<<24)
-}
-
-// insert adds window w, at off in string str: behind its head if the
-// window is there already, else as a new head.
-func (x *excerptIndex) insert(w string, str, off int32) {
-	if 2*(x.heads+1) > len(x.slots) {
-		x.grow()
-	}
-	a, b := windowWords(w)
-	h := mixWindow(a, b)
-	i := int32(len(x.ents))
-	x.ents = append(x.ents, excerptEntry{hash: h, a: a, b: uint32(b), str: str, off: off, next: -1, last: i})
-	mask := uint64(len(x.slots) - 1)
-	for at := h & mask; ; at = (at + 1) & mask {
-		if x.slots[at] == 0 {
-			x.slots[at] = i + 1
-			x.heads++
-			return
-		}
-		if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
-			x.ents[head.last].next = i
-			head.last = i
-			x.ents[i].last = -1 // not a head
-			return
-		}
-	}
-}
-
-// place puts head entry i in the first free slot of its probe.
-func (x *excerptIndex) place(i int32) {
-	mask := uint64(len(x.slots) - 1)
-	for at := x.ents[i].hash & mask; ; at = (at + 1) & mask {
-		if x.slots[at] == 0 {
-			x.slots[at] = i + 1
-			return
-		}
-	}
-}
-
-func (x *excerptIndex) grow() {
-	n := max(64, 2*len(x.slots))
-	x.slots = make([]int32, n)
-	for i := range x.ents {
-		if x.ents[i].last >= 0 { // a head (an entry behind one has last -1)
-			x.place(int32(i))
-		}
-	}
-}
-
-// scan calls found with the string of every window of text that occurs in
-// an indexed string, once per occurrence, in the order they were added.
-func (x *excerptIndex) scan(text []byte, found func(str int32)) {
-	if len(x.slots) == 0 {
-		return
-	}
-	mask := uint64(len(x.slots) - 1)
-	last := len(text) - excerptWindow // the last window's start
-	// A window [i, i+12) holds the four bytes at the multiple of 8 in
-	// [i, i+7]: only those positions are looked up in the bitmap, and a
-	// hit tries the eight windows that hold them there.
-	for p := 0; p <= last+7 && p+4 <= len(text); p += 8 {
-		if g := prefix4(text[p], text[p+1], text[p+2], text[p+3]); x.starts[g/64]&(1<<(g%64)) == 0 {
-			continue
-		}
-		for i := max(0, p-7); i <= min(p, last); i++ {
-			a, b := windowWords(text[i : i+excerptWindow])
-			for at := mixWindow(a, b) & mask; x.slots[at] != 0; at = (at + 1) & mask {
-				if head := &x.ents[x.slots[at]-1]; head.a == a && head.b == uint32(b) {
-					for k := x.slots[at] - 1; k >= 0; k = x.ents[k].next {
-						found(x.ents[k].str)
-					}
-					break // the window's only head
-				}
-			}
-		}
-	}
-}

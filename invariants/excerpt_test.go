@@ -104,44 +104,55 @@ func TestEveryEnvelopeStringIsChecked(t *testing.T) {
 	}
 }
 
-// The excerpt index finds exactly the strings that share a window of
-// excerptWindow bytes with a text, wherever the window lies in either.
+// The excerpt index finds, for any string, exactly the first secret it
+// shares a window of excerptWindow bytes with, wherever the window lies in
+// either.
 func TestExcerptIndexAgainstBruteForce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		// Two letters make windows recur within and across the strings
-		// (chained behind one head), eight make most windows distinct.
+		// Two letters make windows (and runs) recur within and across the
+		// secrets (chained behind one head), eight make most distinct.
 		letters := rapid.SampledFrom([]string{"abcdefgh", "ab"}).Draw(t, "letters")
 		gen := rapid.StringOfN(rapid.RuneFrom([]rune(letters)), 0, 40, -1)
-		text := gen.Draw(t, "text")
+		secrets := rapid.SliceOfN(gen, 1, 4).Draw(t, "secrets")
 		strs := rapid.SliceOfN(gen, 1, 6).Draw(t, "strs")
-		for i := range strs { // some hold a piece of the text, of any length, anywhere
+		for i := range strs { // some hold a piece of a secret, of any length, anywhere
+			text := secrets[rapid.IntRange(0, len(secrets)-1).Draw(t, "secret")]
 			if len(text) > 0 && rapid.Bool().Draw(t, "piece") {
 				k := rapid.IntRange(0, len(text)-1).Draw(t, "from")
 				m := min(len(text), k+rapid.IntRange(excerptWindow-1, excerptWindow+2).Draw(t, "length"))
 				strs[i] = gen.Draw(t, "before") + text[k:m] + gen.Draw(t, "after")
 			}
+			if rapid.Bool().Draw(t, "canary") { // a canary, whole or cut, anywhere
+				c := CanaryPrefix[:rapid.IntRange(len(CanaryPrefix)-1, len(CanaryPrefix)).Draw(t, "canary length")]
+				k := rapid.IntRange(0, len(strs[i])).Draw(t, "canary at")
+				strs[i] = strs[i][:k] + c + strs[i][k:]
+			}
 		}
 		var x excerptIndex
-		x.reset()
-		// The grams of every secret, the text and another: only windows
-		// made of them are indexed.
-		x.noteGrams([]byte(text))
-		x.noteGrams([]byte(gen.Draw(t, "other secret")))
+		x.reset(secretList(secrets))
 		for i, s := range strs {
-			x.add(s, int32(i))
-		}
-		got := map[int32]bool{}
-		x.scan([]byte(text), func(i int32) { got[i] = true })
-		for i, s := range strs {
-			want := false
-			for k := 0; k+excerptWindow <= len(s); k++ {
-				if strings.Contains(text, s[k:k+excerptWindow]) {
-					want = true
+			want := int32(-1)
+			for k := len(secrets) - 1; k >= 0; k-- {
+				for w := 0; w+excerptWindow <= len(s); w++ {
+					if strings.Contains(secrets[k], s[w:w+excerptWindow]) {
+						want = int32(k)
+					}
 				}
 			}
-			if got[int32(i)] != want {
-				t.Fatalf("string %d %q in text %q: found %v, want %v", i, s, text, got[int32(i)], want)
+			got, canary := x.find(s)
+			if got != want {
+				t.Fatalf("string %d %q in secrets %q: found secret %d, want %d", i, s, secrets, got, want)
 			}
+			if canary != strings.Contains(s, CanaryPrefix) {
+				t.Fatalf("string %d %q: canary %v", i, s, canary)
+			}
+		}
+		wantShort := false
+		for _, s := range secrets {
+			wantShort = wantShort || len(s) > 0 && len(s) < excerptWindow
+		}
+		if x.short != wantShort {
+			t.Fatalf("secrets %q: short is %v", secrets, x.short)
 		}
 	})
 }

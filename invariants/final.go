@@ -136,12 +136,13 @@ func (f *Final) eachEffect(fn func(job model.JobID, st model.Stage)) {
 // finalView indexes a Final, merged with the history, for the final
 // checks.
 type finalView struct {
-	f       Final
-	state   []model.State // by job id: from the history
-	final   []model.State // by job id: from Final.Jobs, else from the history
-	known   []bool        // the job was enqueued or is listed in Final.Jobs
-	rows    []bool        // by event id: Final.Rows holds it
-	effects [][model.StageDone]int32
+	f        Final
+	state    []model.State // by job id: from the history
+	final    []model.State // by job id: from Final.Jobs, else from the history
+	known    []bool        // the job was enqueued or is listed in Final.Jobs
+	rows     []bool        // by event id: Final.Rows holds it (read by row, when first asked)
+	rowsRead bool
+	effects  [][model.StageDone]int32
 
 	recoverable int // dead jobs an operator could bring back, reported by finishRecoverable
 }
@@ -175,18 +176,12 @@ func (s *Suite) view(f Final) *finalView {
 			v.effects[job][st]++
 		}
 	})
-	f.eachRow(func(r *model.OutboxRow) {
-		if r.EventID > 0 {
-			v.rows = growTo(v.rows, int(r.EventID)+1)
-			v.rows[r.EventID] = true
-		}
-	})
 	return v
 }
 
 // reset empties the view, zeroing its arrays so they grow back as new.
 func (v *finalView) reset() {
-	v.f, v.recoverable = Final{}, 0
+	v.f, v.recoverable, v.rowsRead = Final{}, 0, false
 	v.state = reuse.Slice(v.state)
 	v.final = reuse.Slice(v.final)
 	v.known = reuse.Slice(v.known)
@@ -194,8 +189,19 @@ func (v *finalView) reset() {
 	v.effects = reuse.Slice(v.effects)
 }
 
-// row reports whether Final.Rows holds event id.
+// row reports whether Final.Rows holds event id. The rows are read at
+// the first question: only an event published with no commit asks one,
+// and most runs have none.
 func (v *finalView) row(id model.EventID) bool {
+	if !v.rowsRead {
+		v.rowsRead = true
+		v.f.eachRow(func(r *model.OutboxRow) {
+			if r.EventID > 0 {
+				v.rows = growTo(v.rows, int(r.EventID)+1)
+				v.rows[r.EventID] = true
+			}
+		})
+	}
 	return id > 0 && id < model.EventID(len(v.rows)) && v.rows[id]
 }
 

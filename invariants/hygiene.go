@@ -23,39 +23,50 @@ var dlqReasons = [...]model.Code{
 func isDLQReason(c model.Code) bool { return slices.Contains(dlqReasons[:], c) }
 
 // leak says what forbidden content text holds ("" if none), without
-// quoting it: a secret is named by its position in [Config.Secrets].
-func (s *Suite) leak(text string) string {
-	if i := s.secrets.find(text); i >= 0 {
-		return fmt.Sprintf("document text or raw error (secret %d)", i+1)
+// quoting it: a secret is named by its position in [Config.Secrets]. It
+// also returns the excerpt check's verdict on text (excerptOf).
+func (s *Suite) leak(text string) (what string, excerpt int32) {
+	secret, canary := s.excerpts.find(text)
+	excerpt = excerptOf(secret, canary)
+	// A text can hold a whole secret only if it shares a window with one,
+	// or some secret is shorter than a window: most texts need no look-up.
+	if secret >= 0 || s.excerpts.short {
+		if i := s.secrets.find(text); i >= 0 {
+			return fmt.Sprintf("document text or raw error (secret %d)", i+1), excerpt
+		}
 	}
 	switch {
 	case hasCPF(text):
-		return "a CPF number"
+		return "a CPF number", excerpt
 	case hasEmail(text):
-		return "an e-mail address"
+		return "an e-mail address", excerpt
 	}
-	return ""
+	return "", excerpt
 }
 
-// checkText checks the text of any event, and keeps it for the excerpt
-// check at the end.
+// checkText checks the text of any event, once per distinct text, and
+// keeps its excerpt verdict for the end.
 func (s *Suite) checkText(e *model.Event) {
 	if !s.noteText(e) {
 		return // a text seen before got its verdict then
 	}
-	if what := s.leak(e.Text); what != "" {
+	what, excerpt := s.leak(e.Text)
+	if what != "" {
 		s.report(DLQHygiene, e.Job, fmt.Sprintf("%v event text holds %s", e.Kind, what), e.Seq)
 		s.leaked[e.Text] = true
 	}
+	s.noteExcerpt(checked{event: e.Kind, what: "text", val: e.Text, job: e.Job, seq: e.Seq, index: -1}, excerpt)
 }
 
 // checkIdentity checks the key and tenant a job brings, once per job.
 func (s *Suite) checkIdentity(e *model.Event) {
 	for _, f := range [...]field{{"key", e.Key}, {"tenant", e.Tenant}} {
-		if what := s.leak(f.val); what != "" {
+		what, excerpt := s.leak(f.val)
+		if what != "" {
 			s.report(DLQHygiene, e.Job, fmt.Sprintf("%v %s holds %s", e.Job, f.name, what), e.Seq)
 			s.leaked[f.val] = true
 		}
+		s.noteExcerpt(checked{root: f.name, val: f.val, job: e.Job, seq: e.Seq, index: -1}, excerpt)
 	}
 }
 
@@ -78,24 +89,22 @@ func (s *Suite) finishHygiene(v *finalView, out *violations) {
 		s.checkEnvelope(&v.f.DLQ[i], out)
 	}
 	strs := s.handedOut(v)
-	flagged := s.scratchFlags[:0]
 	for i := range strs {
 		c := &strs[i]
-		what := ""
 		switch {
 		case c.field == "RawError":
-			what = "raw error" // reported by checkEnvelope, whatever it holds
+			c.excerpt = noExcerpt // reported by checkEnvelope, whatever it holds
 		case c.final:
-			if what = s.leak(c.val); what != "" {
+			var what string
+			if what, c.excerpt = s.leak(c.val); what != "" {
 				out.add(DLQHygiene, c.job, fmt.Sprintf("%s holds %s", c.where(), what), c.seq)
+				c.excerpt = noExcerpt
 			}
-		case len(s.leaked) > 0 && s.leaked[c.val]: // an event's, judged as it came
-			what = "reported"
+		case len(s.leaked) > 0 && s.leaked[c.val]: // an event's, reported whole as it came
+			c.excerpt = noExcerpt
 		}
-		flagged = append(flagged, what != "")
 	}
-	s.scratchFlags = flagged
-	s.finishExcerpts(strs, flagged, out)
+	s.finishExcerpts(strs, out)
 }
 
 // dlqSeqOf is the last DLQ write of a job, if the history has one.

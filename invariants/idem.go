@@ -175,7 +175,7 @@ func (s *Suite) skipped(e *model.Event) {
 // to, as a signature of its key, stage and job, when the relay marked it,
 // and its prune.
 type rowRec struct {
-	sig      uint64     // rowSig of its first commit (or direct publish); 0: none
+	sig      uint64     // keySig of its first commit (or direct publish); 0: none
 	sigSeq   uint64     // that commit or publish
 	markedAt model.Time // +1: a mark at time 0 still reads as marked; 0: never marked
 	markSeq  uint64
@@ -203,12 +203,6 @@ func (s *Suite) rowAt(id model.EventID) *rowRec {
 	return &s.noRow
 }
 
-// rowSig folds a row's key, stage and job into one word: a row read back
-// under another key, stage or job has another signature.
-func rowSig(key string, st model.Stage, job model.JobID) uint64 {
-	return sigOf(keyHash(key), st, job)
-}
-
 // keyHash hashes a key eight bytes at a time, then its last bytes and its
 // length.
 func keyHash(key string) uint64 {
@@ -229,14 +223,20 @@ func sigOf(keyHash uint64, st model.Stage, job model.JobID) uint64 {
 	return (h^uint64(job))*1099511628211 | 1 // never 0
 }
 
-// sig is rowSig of an event's key, stage and job, the key's hash kept
+// sig is keySig of an event's key, stage and job, the key's hash kept
 // from the last call: a job's commit, publish, mark and apply come close
 // together and name the same key.
 func (s *Suite) sig(e *model.Event) uint64 { return s.keySig(e.Key, e.Stage, e.Job) }
 
-// keySig is rowSig with the last key's hash kept (the effects read back
-// come a job's stages at a time, under one key).
+// keySig folds a row's key, stage and job into one word, sigOf(keyHash(key),
+// st, job): a row read back under another key, stage or job has another
+// signature. A job's own key was hashed at its enqueue; another key's hash
+// is kept from the last call (the effects read back come a job's stages at
+// a time, under one key).
 func (s *Suite) keySig(key string, st model.Stage, job model.JobID) uint64 {
+	if j := s.known(job); j != nil && j.enqueued && sameString(key, j.key) {
+		return sigOf(j.keyHash, st, job) // its job's own key, hashed at its enqueue
+	}
 	if key != s.lastKey {
 		s.lastKey, s.lastKeyHash = key, keyHash(key)
 	}

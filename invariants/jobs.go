@@ -35,6 +35,7 @@ type facts struct {
 	version     int64      // operation version
 	payload     uint64     // the payload hash it was enqueued with
 	tenant, key string
+	keyHash     uint64 // keyHash(key)
 }
 
 // maxJump bounds how far past the known jobs an id may grow the table: job
@@ -130,7 +131,7 @@ func (s *Suite) enqueue(e *model.Event, j *job) {
 	}
 	j.facts = facts{
 		enqueued: true, state: model.Pending, enqSeq: e.Seq,
-		version: e.N2, tenant: e.Tenant, key: e.Key, payload: e.Payload,
+		version: e.N2, tenant: e.Tenant, key: e.Key, payload: e.Payload, keyHash: keyHash(e.Key),
 	}
 	if e.N > 0 {
 		j.deadline = e.At + e.N

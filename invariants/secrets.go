@@ -24,9 +24,10 @@ const secretWindow = 12
 // secrets themselves.
 type secretIndex struct {
 	secrets SecretSource
-	// The index is built at the first text long enough to hold a secret:
-	// most texts checked (keys, tenants, event texts) are shorter than any
-	// document, and many runs never check a longer one.
+	// The index is built at the first text long enough to hold a secret
+	// that shares a window with one (leak asks only then): most texts
+	// checked are shorter than any document or share none, and most runs
+	// never check one that does.
 	built   bool
 	minLen  int         // no secret is shorter (0: unknown)
 	scratch []byte      // the secret being filed or compared
