@@ -78,22 +78,36 @@ func (h *eventHeap) push(e Event) {
 	// The events due before e are at the end; a new event is most often
 	// due before all but one or two of those pending (timers for later
 	// are many, the next steps few): walk the hole in from the end.
-	h.items = append(h.items, e)
-	i := len(h.items) - 1
-	for i > 0 && h.items[i-1].less(&e) {
-		h.items[i] = h.items[i-1]
-		i--
+	// (On a local slice, comparing with e's keys in registers: stores
+	// through h.items, or to e by address, would make the compiler reload
+	// them at every step.)
+	at, tie, seq := e.At, e.tie, e.seq
+	items := append(h.items, e)
+	i := len(items) - 1
+	for ; i > 0; i-- {
+		p := &items[i-1]
+		if !(p.At < at || p.At == at && (p.tie < tie || p.tie == tie && p.seq < seq)) {
+			break // p is due after e: e goes above it
+		}
+		items[i] = *p
 	}
-	h.items[i] = e
+	items[i] = e
+	h.items = items
 }
 
+// pop takes the next event; h must not be empty. (Step does the sorted
+// array's pop itself, a load and a length, rather than call this.)
 func (h *eventHeap) pop() Event {
-	last := len(h.items) - 1
-	if !h.heap {
-		top := h.items[last]
-		h.items = h.items[:last]
-		return top
+	if h.heap {
+		return h.popHeap()
 	}
+	last := len(h.items) - 1
+	top := h.items[last]
+	h.items = h.items[:last]
+	return top
+}
+
+func (h *eventHeap) popHeap() Event {
 	top := h.heapPop()
 	if len(h.items) <= sortedMin {
 		slices.SortFunc(h.items, func(a, b Event) int { // latest first

@@ -64,10 +64,17 @@ func (s *Scheduler) NextAt() (at Time, ok bool) {
 
 // Step runs the next event and reports whether there was one.
 func (s *Scheduler) Step() bool {
-	if s.heap.Len() == 0 {
+	items := s.heap.items
+	if len(items) == 0 {
 		return false
 	}
-	ev := s.heap.pop()
+	var ev Event
+	if s.heap.heap {
+		ev = s.heap.popHeap()
+	} else { // the sorted array's pop, without a call
+		ev = items[len(items)-1]
+		s.heap.items = items[:len(items)-1]
+	}
 	s.now = ev.At
 	s.steps++
 	s.handler.Handle(ev)
