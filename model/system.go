@@ -101,13 +101,16 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 // Config returns the system's configuration.
 func (s *System) Config() Config { return s.cfg }
 
-// Now is the current model time.
+// Now is the current model time. (Small enough to inline: the model reads
+// the time at every event; a clock with no NowRef is the rare case.)
 func (s *System) Now() Time {
 	if s.nowRef != nil {
 		return *s.nowRef - s.nowOffset
 	}
-	return Time(s.clock.Now().Sub(s.epoch))
+	return s.clockNow()
 }
+
+func (s *System) clockNow() Time { return Time(s.clock.Now().Sub(s.epoch)) }
 
 // event returns the zeroed scratch event stamped with kind and time.
 func (s *System) event(kind EventKind, actor Actor) *Event {
