@@ -60,6 +60,11 @@ type BreakerChange struct {
 // perSecond adds one to the bucket of second at in series.
 func perSecond(series []int32, at model.Time) []int32 {
 	sec := int(at / (1000 * model.Millisecond))
+	if series == nil {
+		// A standard run's series spans about a minute: one array, not
+		// seven grown one second at a time.
+		series = make([]int32, 0, max(64, 2*sec))
+	}
 	for len(series) <= sec {
 		series = append(series, 0)
 	}

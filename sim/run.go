@@ -95,6 +95,7 @@ type run struct {
 	docs      []Doc
 	lat, ops  *scheduler.Stream
 	tie       *scheduler.Stream // the scheduler's tie-breaking stream
+	faultRand *scheduler.Stream // the injector's and the swarm's
 
 	workers    []worker
 	parked     []int32    // idle workers waiting for work, most recent last
@@ -110,6 +111,7 @@ type run struct {
 	jobDoc        []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
 	docJob        []model.JobID // doc index → the job id its client was given
 	malformedSent []bool        // doc index → its client sent its malformed request
+	docKeys       []builtKey    // doc index → its idempotency key (docKey)
 	arrivalsLeft  int
 	lastArrival   model.Time
 	quiescent     bool
@@ -242,6 +244,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.docs = workloadInto(old.docs, cfg, seed, &r.texts)
 	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
 		derived(old.tie, seed, scheduler.StreamSchedule)
+	r.faultRand = derived(old.faultRand, seed, scheduler.StreamFaults)
 	if r.sched = old.sched; r.sched == nil {
 		r.sched = scheduler.New(r.tie, r)
 	} else {
@@ -286,6 +289,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.jobDoc = old.jobDoc[:0]
 	r.docJob = reuse.Resized(old.docJob, len(r.docs))
 	r.malformedSent = reuse.Resized(old.malformedSent, len(r.docs))
+	r.docKeys = reuse.Resized(old.docKeys, len(r.docs))
 	if cfg.Backend != nil {
 		r.rec.backend = &backendState{b: cfg.Backend}
 		if err := cfg.Backend.Begin(seed, r.sys); err != nil {
@@ -306,7 +310,7 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 }
 
 func (r *run) newInjector() *faults.Injector {
-	fr := scheduler.Derive(r.seed, scheduler.StreamFaults)
+	fr := r.faultRand
 	if r.cfg.Swarm {
 		// 429 bursts land while documents arrive and are worked on, not in
 		// the idle tail of the fault window.
