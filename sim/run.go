@@ -24,8 +24,8 @@ type Result struct {
 	History      []model.Event // only with Config.KeepTrace
 	Violations   []invariants.Violation
 	Metrics      Metrics
-	Realized     faults.Plan // every fault that took effect, as a replayable plan
-	Swarm        string      // the seed's swarm options ("" when off)
+	Realized     faults.Plan   // every fault that took effect, as a replayable plan
+	swarm        *faults.Swarm // the seed's swarm (nil when off), spelled by Swarm()
 	Injected     [faults.KindCount]int
 	BoundaryHits []int // crash/pause faults per model.Boundary
 	Crossings    []int32
@@ -40,6 +40,21 @@ type Result struct {
 	End   model.Time
 	DLQ   []model.Envelope   // the dead-letter queue at the end of the run
 	Audit []model.AuditEntry // the operators' audit log at the end of the run
+}
+
+// Swarm is the seed's swarm options ("" when off): the fault rates the
+// seed drew and the configuration options, as a report prints them. It is
+// spelled on demand, from the swarm and the Config: only a report of a
+// failure reads it, and a sweep's passing seeds need not pay for it.
+func (r *Result) Swarm() string {
+	if r.swarm == nil {
+		return ""
+	}
+	s := r.swarm.String()
+	if o := optionsOf(r.Config); o != "" {
+		s += " options: " + o
+	}
+	return s
 }
 
 // Failed reports whether any invariant was violated.
@@ -489,12 +504,7 @@ func (r *run) result() *Result {
 	}
 	res.Crossings = r.crossings
 	res.Publishes, res.Commits = r.inj.Calls()
-	if r.swarm != nil {
-		res.Swarm = r.swarm.String()
-		if o := optionsOf(r.cfg); o != "" {
-			res.Swarm += " options: " + o
-		}
-	}
+	res.swarm = r.swarm
 	var storeChecks []invariants.Violation
 	if b := r.rec.backend; b != nil && !b.diverged() && !r.stopped {
 		if err := b.b.End(r.sys); err != nil {
