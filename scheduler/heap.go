@@ -75,14 +75,19 @@ func (h *eventHeap) push(e Event) {
 		h.heapPush(e)
 		return
 	}
-	// The events due before e are at the end; a new event is most often
-	// due before all but one or two of those pending (timers for later
-	// are many, the next steps few): walk the hole in from the end.
-	// (On a local slice, comparing with e's keys in registers: stores
-	// through h.items, or to e by address, would make the compiler reload
-	// them at every step.)
+	h.items = append(h.items, e)
+	insertSorted(h.items, e)
+}
+
+// insertSorted places e in items, sorted latest first but for its last
+// slot, which is free. The events due before e are at the end; a new event
+// is most often due before all but one or two of those pending (timers for
+// later are many, the next steps few): walk the hole in from the end. (It
+// compares with e's keys in registers, on a local slice: stores through
+// h.items, or to e by address, would make the compiler reload them at
+// every step. Small enough for At to inline.)
+func insertSorted(items []Event, e Event) {
 	at, tie, seq := e.At, e.tie, e.seq
-	items := append(h.items, e)
 	i := len(items) - 1
 	for ; i > 0; i-- {
 		p := &items[i-1]
@@ -92,7 +97,6 @@ func (h *eventHeap) push(e Event) {
 		items[i] = *p
 	}
 	items[i] = e
-	h.items = items
 }
 
 // pop takes the next event; h must not be empty. (Step does the sorted

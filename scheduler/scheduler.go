@@ -48,7 +48,14 @@ func (s *Scheduler) At(at Time, ev Event) {
 	}
 	s.seq++
 	ev.At, ev.tie, ev.seq = at, s.tie.Uint64(), s.seq
-	s.heap.push(ev)
+	h := &s.heap
+	if n := len(h.items); !h.heap && n < sortedMax && n < cap(h.items) {
+		// The common case, without a call: the sorted array has room.
+		h.items = h.items[:n+1]
+		insertSorted(h.items, ev)
+		return
+	}
+	h.push(ev)
 }
 
 // After schedules ev d after now.
