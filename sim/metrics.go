@@ -88,7 +88,21 @@ func (r *metricsRecorder) doc(j model.JobID) *DocMetrics {
 	return &r.m.Docs[j-1]
 }
 
+// metricKinds are the kinds of event the metrics count; a stale fence is
+// counted whatever the kind. (The test inlines into the recorder: most
+// events need no call.)
+const metricKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvExtract | 1<<model.EvCommit |
+	1<<model.EvApply | 1<<model.EvRetry | 1<<model.EvDead | 1<<model.EvExhausted | 1<<model.EvCancel |
+	1<<model.EvCancelAtLease | 1<<model.EvAck | 1<<model.EvCrash | 1<<model.EvPause | 1<<model.EvWorkFail |
+	1<<model.EvBreaker
+
 func (r *metricsRecorder) observe(e *model.Event) {
+	if metricKinds&(1<<e.Kind) != 0 || e.Code == model.CodeStaleFence {
+		r.count(e)
+	}
+}
+
+func (r *metricsRecorder) count(e *model.Event) {
 	switch e.Kind {
 	case model.EvEnqueue:
 		if e.OK {

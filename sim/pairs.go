@@ -145,8 +145,15 @@ const (
 		1<<model.EvPause | 1<<model.EvWorkFail | 1<<model.EvRetry
 )
 
-// observe notes what e shows.
+// observe notes what e shows. (The test inlines into the recorder: most
+// events need no call.)
 func (t *pairTracker) observe(e *model.Event) {
+	if (followKinds|faultKinds|rareKinds)&(1<<e.Kind) != 0 {
+		t.observeRead(e)
+	}
+}
+
+func (t *pairTracker) observeRead(e *model.Event) {
 	bit := uint64(1) << e.Kind
 	if bit&followKinds != 0 {
 		t.follow(e)
