@@ -113,9 +113,13 @@ func (s *System) Now() Time {
 func (s *System) clockNow() Time { return Time(s.clock.Now().Sub(s.epoch)) }
 
 // event returns the zeroed scratch event stamped with kind and time.
+// (Zeroed in place, then stamped: assigning a literal built the event on
+// the stack and copied it over.)
 func (s *System) event(kind EventKind, actor Actor) *Event {
-	s.ev = Event{Kind: kind, Actor: actor, At: s.Now()}
-	return &s.ev
+	e := &s.ev
+	*e = Event{}
+	e.Kind, e.Actor, e.At = kind, actor, s.Now()
+	return e
 }
 
 func (s *System) emit(e *Event) { s.rec.Record(e) }

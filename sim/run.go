@@ -432,9 +432,13 @@ func (r *run) loop() {
 }
 
 // simEvent records an event of the simulation itself (crash, pause, phase).
+// (Zeroed in place, then stamped: assigning a literal built the event on
+// the stack and copied it over.)
 func (r *run) simEvent(kind model.EventKind, actor model.Actor) *model.Event {
-	r.rec.scratch = model.Event{Kind: kind, Actor: actor, At: r.now()}
-	return &r.rec.scratch
+	e := &r.rec.scratch
+	*e = model.Event{}
+	e.Kind, e.Actor, e.At = kind, actor, r.now()
+	return e
 }
 
 func (r *run) emit(e *model.Event) { r.rec.Record(e) }
