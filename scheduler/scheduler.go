@@ -72,20 +72,24 @@ func (s *Scheduler) NextAt() (at Time, ok bool) {
 // Step runs the next event and reports whether there was one.
 func (s *Scheduler) Step() bool {
 	items := s.heap.items
-	if len(items) == 0 {
+	n := len(items)
+	if n == 0 {
 		return false
 	}
-	var ev Event
 	if s.heap.heap {
-		ev = s.heap.popHeap()
-	} else { // the sorted array's pop, without a call
-		ev = items[len(items)-1]
-		s.heap.items = items[:len(items)-1]
+		s.run(s.heap.popHeap())
+		return true
 	}
+	s.heap.items = items[:n-1] // the sorted array's pop, without a call
+	s.run(items[n-1])
+	return true
+}
+
+// run runs ev, just taken off the queue.
+func (s *Scheduler) run(ev Event) {
 	s.now = ev.At
 	s.steps++
 	s.handler.Handle(ev)
-	return true
 }
 
 // RunUntil runs events due at or before limit, then sets the clock to limit
