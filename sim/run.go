@@ -254,7 +254,11 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 func (r *run) reset(cfg Config, seed uint64) {
 	old := *r
 	*r = run{cfg: cfg, seed: seed}
-	r.design, _ = model.LookupDesign(cfg.Variant)
+	if r.design = old.design; r.design == nil || old.cfg.Variant != cfg.Variant {
+		// (A design is a table of functions no run changes: the last
+		// seed's serves the next of the same variant.)
+		r.design, _ = model.LookupDesign(cfg.Variant)
+	}
 	r.texts = old.texts
 	r.docs = workloadInto(old.docs, cfg, seed, &r.texts)
 	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
