@@ -58,6 +58,9 @@ func (in *Injector) Crossing(b model.Boundary, worker int32) Action {
 			return actionOf(p.Fault)
 		}
 	}
+	if !in.atBoundaries || in.total >= in.params.MaxFaults {
+		return Action{} // (what swarmCrossing would answer, drawing nothing)
+	}
 	return in.swarmCrossing(b, n)
 }
 

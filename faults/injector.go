@@ -25,6 +25,9 @@ type Injector struct {
 	injected [KindCount]int
 	hits     []int
 	total    int32
+	// atBoundaries: the swarm has crashes or pauses on, the faults a
+	// crossing may roll (most crossings of most seeds roll none).
+	atBoundaries bool
 }
 
 // planned is an explicit fault and whether it has taken effect.
@@ -64,6 +67,7 @@ func (in *Injector) useSwarm(s Swarm) {
 		}
 	}
 	in.swarm, in.params = &s, s.Params.withDefaults()
+	in.atBoundaries = s.Enabled(Crash) || s.Enabled(Pause)
 	in.bursts = make([]bool, len(s.Bursts))
 }
 

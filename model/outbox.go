@@ -1,5 +1,7 @@
 package model
 
+import "unsafe"
+
 // keyResults holds every stage's result under one key: one map entry per
 // key instead of one per (key, stage) keeps the outbox small. The entries
 // live in a paged table, not one allocation each, and name their tenant by
@@ -35,10 +37,39 @@ func (o *Outbox) result(k *keyResults, key string, st Stage) Result {
 
 // lookup returns key's results, if any.
 func (o *Outbox) lookup(key string) (*keyResults, bool) {
-	if i, ok := o.results[key]; ok {
+	if i, ok := o.index(key); ok {
 		return o.keys.at(int(i)), true
 	}
 	return nil, false
+}
+
+// index is key's entry in keys. A job's commits, and the relay's reads of
+// its rows, all name the key by the job's own string: a slot picked by
+// where the string lies remembers its entry, and answers when it holds the
+// very string (two pointers and two lengths, where the map would hash the
+// key). Keys are never removed, so a remembered entry stays right; a slot
+// keeps its string alive, so its address cannot be reused meanwhile.
+func (o *Outbox) index(key string) (int32, bool) {
+	slot := o.recentSlot(key)
+	if unsafe.StringData(slot.key) == unsafe.StringData(key) && len(slot.key) == len(key) && key != "" {
+		return slot.entry, true
+	}
+	i, ok := o.results[key]
+	if ok {
+		*slot = recentKey{key: key, entry: i}
+	}
+	return i, ok
+}
+
+// recentSlot is the slot of Outbox.recent that remembers key.
+func (o *Outbox) recentSlot(key string) *recentKey {
+	return &o.recent[(uintptr(unsafe.Pointer(unsafe.StringData(key)))>>4^uintptr(len(key)))%uintptr(len(o.recent))]
+}
+
+// recentKey is a key looked up lately and its entry in Outbox.keys.
+type recentKey struct {
+	key   string
+	entry int32
 }
 
 // Result is a committed stage result (the outbox's results table).
@@ -69,6 +100,7 @@ type OutboxRow struct {
 // one atomic step.
 type Outbox struct {
 	results map[string]int32 // key → its entry in keys
+	recent  [16]recentKey    // keys looked up lately (index)
 	keys    pages[keyResults]
 	rows    pages[row] // event id-1
 	tenants []string   // row.tenant indexes it
@@ -196,7 +228,9 @@ func (o *Outbox) keyFor(key, tenant string, job JobID) *keyResults {
 	if k, ok := o.lookup(key); ok {
 		return k
 	}
-	o.results[key] = int32(o.keys.len())
+	i := int32(o.keys.len())
+	o.results[key] = i
+	*o.recentSlot(key) = recentKey{key: key, entry: i}
 	return o.keys.push(keyResults{tenant: o.tenantIndex(tenant), job: job})
 }
 
@@ -228,7 +262,8 @@ func (s *System) AppendResults(out []Result) []Result {
 func (o *Outbox) appendEvented(out []Result) []Result {
 	for i := range o.rows.len() {
 		r := o.rows.at(i)
-		if k := o.keys.at(int(o.results[r.key])); k.stages[r.stage].event == EventID(i+1) {
+		j, _ := o.index(r.key)
+		if k := o.keys.at(int(j)); k.stages[r.stage].event == EventID(i+1) {
 			out = append(out, o.result(k, r.key, r.stage))
 		}
 	}

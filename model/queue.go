@@ -56,13 +56,10 @@ func (s *System) job(id JobID) *Job {
 }
 
 // schedule (re)places the job in the ready heap at time at.
-func (s *System) schedule(j *Job, at Time) {
-	j.gen++
-	s.queue.ready.push(readyEntry{at: at, job: j.ID, gen: j.gen})
-}
+func (s *System) schedule(j *Job, at Time) { s.queue.place(j, at) }
 
-// unschedule invalidates the job's ready-heap entry.
-func (s *System) unschedule(j *Job) { j.gen++ }
+// unschedule removes the job's ready-heap entry.
+func (s *System) unschedule(j *Job) { s.queue.unplace(j) }
 
 // EnqueueRequest describes a new job.
 type EnqueueRequest struct {
@@ -150,15 +147,15 @@ func (s *System) LeaseNext(worker Actor) (Lease, bool) {
 			return Lease{}, false
 		}
 		j := s.job(top.job)
-		if top.gen != j.gen || j.State.Terminal() {
-			s.queue.ready.pop()
+		if j.State.Terminal() {
+			s.queue.popReady()
 			continue
 		}
 		if !s.breaker.allow(s, now) {
 			s.heldBack(worker, j)
 			return Lease{HeldBack: j.ID}, false
 		}
-		s.queue.ready.pop()
+		s.queue.popReady()
 		if j.State == Leased {
 			s.emit(s.leaseEvent(EvLeaseExpired, j.Holder, j))
 		}
@@ -184,10 +181,10 @@ func (s *System) NextReadyAt() (at Time, ok bool) {
 	h := &s.queue.ready
 	for len(h.items) > 0 {
 		top := h.items[0]
-		if j := s.job(top.job); top.gen == j.gen && !j.State.Terminal() {
+		if j := s.job(top.job); !j.State.Terminal() {
 			return top.at, true
 		}
-		h.pop()
+		s.queue.popReady()
 	}
 	return 0, false
 }

@@ -101,18 +101,25 @@ func (s *System) Reset(cfg Config, design *Design, env Env) {
 // Config returns the system's configuration.
 func (s *System) Config() Config { return s.cfg }
 
-// Now is the current model time.
+// Now is the current model time. (Small enough to inline: the model reads
+// the time at every event; a clock with no NowRef is the rare case.)
 func (s *System) Now() Time {
 	if s.nowRef != nil {
 		return *s.nowRef - s.nowOffset
 	}
-	return Time(s.clock.Now().Sub(s.epoch))
+	return s.clockNow()
 }
 
+func (s *System) clockNow() Time { return Time(s.clock.Now().Sub(s.epoch)) }
+
 // event returns the zeroed scratch event stamped with kind and time.
+// (Zeroed in place, then stamped: assigning a literal built the event on
+// the stack and copied it over.)
 func (s *System) event(kind EventKind, actor Actor) *Event {
-	s.ev = Event{Kind: kind, Actor: actor, At: s.Now()}
-	return &s.ev
+	e := &s.ev
+	*e = Event{}
+	e.Kind, e.Actor, e.At = kind, actor, s.Now()
+	return e
 }
 
 func (s *System) emit(e *Event) { s.rec.Record(e) }

@@ -75,25 +75,43 @@ func (h *eventHeap) push(e Event) {
 		h.heapPush(e)
 		return
 	}
-	// The events due before e are at the end; a new event is most often
-	// due before all but one or two of those pending (timers for later
-	// are many, the next steps few): walk the hole in from the end.
 	h.items = append(h.items, e)
-	i := len(h.items) - 1
-	for i > 0 && h.items[i-1].less(&e) {
-		h.items[i] = h.items[i-1]
-		i--
-	}
-	h.items[i] = e
+	insertSorted(h.items, e)
 }
 
-func (h *eventHeap) pop() Event {
-	last := len(h.items) - 1
-	if !h.heap {
-		top := h.items[last]
-		h.items = h.items[:last]
-		return top
+// insertSorted places e in items, sorted latest first but for its last
+// slot, which is free. The events due before e are at the end; a new event
+// is most often due before all but one or two of those pending (timers for
+// later are many, the next steps few): walk the hole in from the end. (It
+// compares with e's keys in registers, on a local slice: stores through
+// h.items, or to e by address, would make the compiler reload them at
+// every step. Small enough for At to inline.)
+func insertSorted(items []Event, e Event) {
+	at, tie, seq := e.At, e.tie, e.seq
+	i := len(items) - 1
+	for ; i > 0; i-- {
+		p := &items[i-1]
+		if !(p.At < at || p.At == at && (p.tie < tie || p.tie == tie && p.seq < seq)) {
+			break // p is due after e: e goes above it
+		}
+		items[i] = *p
 	}
+	items[i] = e
+}
+
+// pop takes the next event; h must not be empty. (Step does the sorted
+// array's pop itself, a load and a length, rather than call this.)
+func (h *eventHeap) pop() Event {
+	if h.heap {
+		return h.popHeap()
+	}
+	last := len(h.items) - 1
+	top := h.items[last]
+	h.items = h.items[:last]
+	return top
+}
+
+func (h *eventHeap) popHeap() Event {
 	top := h.heapPop()
 	if len(h.items) <= sortedMin {
 		slices.SortFunc(h.items, func(a, b Event) int { // latest first

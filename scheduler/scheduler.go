@@ -48,7 +48,14 @@ func (s *Scheduler) At(at Time, ev Event) {
 	}
 	s.seq++
 	ev.At, ev.tie, ev.seq = at, s.tie.Uint64(), s.seq
-	s.heap.push(ev)
+	h := &s.heap
+	if n := len(h.items); !h.heap && n < sortedMax && n < cap(h.items) {
+		// The common case, without a call: the sorted array has room.
+		h.items = h.items[:n+1]
+		insertSorted(h.items, ev)
+		return
+	}
+	h.push(ev)
 }
 
 // After schedules ev d after now.
@@ -64,14 +71,25 @@ func (s *Scheduler) NextAt() (at Time, ok bool) {
 
 // Step runs the next event and reports whether there was one.
 func (s *Scheduler) Step() bool {
-	if s.heap.Len() == 0 {
+	items := s.heap.items
+	n := len(items)
+	if n == 0 {
 		return false
 	}
-	ev := s.heap.pop()
+	if s.heap.heap {
+		s.run(s.heap.popHeap())
+		return true
+	}
+	s.heap.items = items[:n-1] // the sorted array's pop, without a call
+	s.run(items[n-1])
+	return true
+}
+
+// run runs ev, just taken off the queue.
+func (s *Scheduler) run(ev Event) {
 	s.now = ev.At
 	s.steps++
 	s.handler.Handle(ev)
-	return true
 }
 
 // RunUntil runs events due at or before limit, then sets the clock to limit

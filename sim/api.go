@@ -116,7 +116,7 @@ func (r *run) enqueue(i int32, edited bool) (model.JobID, error) {
 	}
 	if within, ok := r.inj.Deadline(d.Index); ok {
 		req.Deadline = within
-		r.announceDeadline(d, within)
+		r.announceDeadline(i, within)
 	}
 	id, err := r.sys.Enqueue(req)
 	if err == nil {
@@ -129,13 +129,33 @@ func (r *run) enqueue(i int32, edited bool) (model.JobID, error) {
 // announceDeadline records the deadline-pressure fault on a request: the
 // deadline the client asks for, which the oracles compare with the one the
 // queue stores.
-func (r *run) announceDeadline(d *Doc, within model.Time) {
+func (r *run) announceDeadline(i int32, within model.Time) {
+	d := &r.docs[i]
 	e := r.simEvent(model.EvFault, model.Actor{Role: model.RoleAPI, Incarnation: r.api.inc})
 	e.Tenant, e.Text, e.N2 = d.Tenant, "deadline", within
-	if key, err := r.design.BuildKey(d.Tenant, d.ID, d.Version); err == nil {
+	if key, ok := r.docKey(i); ok {
 		e.Key = key
 	}
 	r.emit(e)
+}
+
+// docKey is the idempotency key the design builds for document i (ok
+// false when it refuses to build one), built once per run: a document's
+// accept, retries and resubmits all show it.
+func (r *run) docKey(i int32) (key string, ok bool) {
+	k := &r.docKeys[i]
+	if !k.built {
+		d := &r.docs[i]
+		key, err := r.design.BuildKey(d.Tenant, d.ID, d.Version)
+		*k = builtKey{key: key, ok: err == nil, built: true}
+	}
+	return k.key, k.ok
+}
+
+// builtKey is a document's key, once docKey built it.
+type builtKey struct {
+	key       string
+	ok, built bool
 }
 
 // reply gives the client its job id (the 202 of async request-reply).
@@ -144,7 +164,7 @@ func (r *run) reply(i int32, id model.JobID) {
 	r.arrivalsLeft--
 	e := r.simEvent(model.EvAccept, model.Actor{Role: model.RoleClient, ID: i + 1})
 	e.Tenant, e.Job, e.OK = d.Tenant, id, true
-	if key, err := r.design.BuildKey(d.Tenant, d.ID, d.Version); err == nil {
+	if key, ok := r.docKey(i); ok {
 		e.Key = key // the document the client submitted, as the design keys it
 	}
 	r.emit(e)
@@ -224,10 +244,7 @@ func (r *run) askStatus(i int32, tenant string, id model.JobID) {
 	if err != nil {
 		e.Code = model.CodeNotFound
 	} else {
-		e.Code, e.OK, e.Text = model.CodeOK, true, "state="+ans.State.String()
-		if ans.Code != model.CodeNone {
-			e.Text += " reason=" + ans.Code.String()
-		}
+		e.Code, e.OK, e.Text = model.CodeOK, true, ans.Text()
 	}
 	r.emit(e)
 }

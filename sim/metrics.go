@@ -60,6 +60,11 @@ type BreakerChange struct {
 // perSecond adds one to the bucket of second at in series.
 func perSecond(series []int32, at model.Time) []int32 {
 	sec := int(at / (1000 * model.Millisecond))
+	if series == nil {
+		// A standard run's series spans about a minute: one array, not
+		// seven grown one second at a time.
+		series = make([]int32, 0, max(64, 2*sec))
+	}
 	for len(series) <= sec {
 		series = append(series, 0)
 	}
@@ -83,7 +88,21 @@ func (r *metricsRecorder) doc(j model.JobID) *DocMetrics {
 	return &r.m.Docs[j-1]
 }
 
+// metricKinds are the kinds of event the metrics count; a stale fence is
+// counted whatever the kind. (The test inlines into the recorder: most
+// events need no call.)
+const metricKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvExtract | 1<<model.EvCommit |
+	1<<model.EvApply | 1<<model.EvRetry | 1<<model.EvDead | 1<<model.EvExhausted | 1<<model.EvCancel |
+	1<<model.EvCancelAtLease | 1<<model.EvAck | 1<<model.EvCrash | 1<<model.EvPause | 1<<model.EvWorkFail |
+	1<<model.EvBreaker
+
 func (r *metricsRecorder) observe(e *model.Event) {
+	if metricKinds&(1<<e.Kind) != 0 || e.Code == model.CodeStaleFence {
+		r.count(e)
+	}
+}
+
+func (r *metricsRecorder) count(e *model.Event) {
 	switch e.Kind {
 	case model.EvEnqueue:
 		if e.OK {

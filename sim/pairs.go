@@ -134,28 +134,63 @@ func at(s []uint8, i int64, none int) int {
 	return int(s[i-1])
 }
 
-// observe notes what e shows.
+// The kinds of event follow, fault and rarePaths read: most events (leases,
+// heartbeats, deliveries, workflow records) are none of them, and skip all
+// three at a bit test.
+const (
+	followKinds = 1<<model.EvEnqueue | 1<<model.EvAdvance | 1<<model.EvAck | 1<<model.EvCommit | 1<<model.EvPublish
+	faultKinds  = 1<<model.EvCrash | 1<<model.EvPause | 1<<model.EvFault | 1<<model.EvWorkFail
+	rareKinds   = 1<<model.EvBreaker | 1<<model.EvLeaseExpired | 1<<model.EvDead | 1<<model.EvDLQWrite |
+		1<<model.EvRedrive | 1<<model.EvReprocess | 1<<model.EvCancel | 1<<model.EvCancelAtLease |
+		1<<model.EvPause | 1<<model.EvWorkFail | 1<<model.EvRetry
+)
+
+// observe notes what e shows. (The test inlines into the recorder: most
+// events need no call.)
 func (t *pairTracker) observe(e *model.Event) {
-	t.follow(e)
-	if f, state, ok := t.fault(e); ok {
-		t.set.add(pairIndex(f, state))
+	if (followKinds|faultKinds|rareKinds)&(1<<e.Kind) != 0 {
+		t.observeRead(e)
 	}
-	t.rarePaths(e)
+}
+
+func (t *pairTracker) observeRead(e *model.Event) {
+	bit := uint64(1) << e.Kind
+	if bit&followKinds != 0 {
+		t.follow(e)
+	}
+	if bit&faultKinds != 0 {
+		if f, state, ok := t.fault(e); ok {
+			t.set.add(pairIndex(f, state))
+		}
+	}
+	if bit&rareKinds != 0 {
+		t.rarePaths(e)
+	}
 }
 
 // follow keeps the stages of jobs, outbox events and messages.
 func (t *pairTracker) follow(e *model.Event) {
-	switch {
-	case e.Kind == model.EvEnqueue && e.OK:
-		t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(model.StageIngest))
-	case e.Kind == model.EvAdvance && e.OK:
-		t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(e.Stage))
-	case e.Kind == model.EvAck && e.OK:
-		t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(stateDone))
-	case e.Kind == model.EvCommit && e.EventID != 0:
-		t.evStage = setAt(t.evStage, int64(e.EventID), uint8(e.Stage))
-	case e.Kind == model.EvPublish && e.OK:
-		t.msgStage = setAt(t.msgStage, e.N, uint8(e.Stage))
+	switch e.Kind {
+	case model.EvEnqueue:
+		if e.OK {
+			t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(model.StageIngest))
+		}
+	case model.EvAdvance:
+		if e.OK {
+			t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(e.Stage))
+		}
+	case model.EvAck:
+		if e.OK {
+			t.jobStage = setAt(t.jobStage, int64(e.Job), uint8(stateDone))
+		}
+	case model.EvCommit:
+		if e.EventID != 0 {
+			t.evStage = setAt(t.evStage, int64(e.EventID), uint8(e.Stage))
+		}
+	case model.EvPublish:
+		if e.OK {
+			t.msgStage = setAt(t.msgStage, e.N, uint8(e.Stage))
+		}
 	}
 }
 

@@ -128,8 +128,8 @@ func WriteFailure(w io.Writer, cfg Config, res *Result, sh *Shrunk, rp *Reproduc
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  violation: %s\n", v)
 	}
-	if res.Swarm != "" {
-		fmt.Fprintf(w, "  %s\n", res.Swarm)
+	if res.Swarm() != "" {
+		fmt.Fprintf(w, "  %s\n", res.Swarm())
 	}
 	fmt.Fprintf(w, "  plan (%d faults took effect):\n%s", res.Realized.Len(), indent(res.Realized.String(), "    "))
 	if sh != nil {

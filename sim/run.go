@@ -24,8 +24,8 @@ type Result struct {
 	History      []model.Event // only with Config.KeepTrace
 	Violations   []invariants.Violation
 	Metrics      Metrics
-	Realized     faults.Plan // every fault that took effect, as a replayable plan
-	Swarm        string      // the seed's swarm options ("" when off)
+	Realized     faults.Plan   // every fault that took effect, as a replayable plan
+	swarm        *faults.Swarm // the seed's swarm (nil when off), spelled by Swarm()
 	Injected     [faults.KindCount]int
 	BoundaryHits []int // crash/pause faults per model.Boundary
 	Crossings    []int32
@@ -40,6 +40,21 @@ type Result struct {
 	End   model.Time
 	DLQ   []model.Envelope   // the dead-letter queue at the end of the run
 	Audit []model.AuditEntry // the operators' audit log at the end of the run
+}
+
+// Swarm is the seed's swarm options ("" when off): the fault rates the
+// seed drew and the configuration options, as a report prints them. It is
+// spelled on demand, from the swarm and the Config: only a report of a
+// failure reads it, and a sweep's passing seeds need not pay for it.
+func (r *Result) Swarm() string {
+	if r.swarm == nil {
+		return ""
+	}
+	s := r.swarm.String()
+	if o := optionsOf(r.Config); o != "" {
+		s += " options: " + o
+	}
+	return s
 }
 
 // Failed reports whether any invariant was violated.
@@ -95,6 +110,7 @@ type run struct {
 	docs      []Doc
 	lat, ops  *scheduler.Stream
 	tie       *scheduler.Stream // the scheduler's tie-breaking stream
+	faultRand *scheduler.Stream // the injector's and the swarm's
 
 	workers    []worker
 	parked     []int32    // idle workers waiting for work, most recent last
@@ -110,6 +126,7 @@ type run struct {
 	jobDoc        []int32       // job id → doc index (0-based); reprocessed jobs keep their doc
 	docJob        []model.JobID // doc index → the job id its client was given
 	malformedSent []bool        // doc index → its client sent its malformed request
+	docKeys       []builtKey    // doc index → its idempotency key (docKey)
 	arrivalsLeft  int
 	lastArrival   model.Time
 	quiescent     bool
@@ -237,11 +254,16 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 func (r *run) reset(cfg Config, seed uint64) {
 	old := *r
 	*r = run{cfg: cfg, seed: seed}
-	r.design, _ = model.LookupDesign(cfg.Variant)
+	if r.design = old.design; r.design == nil || old.cfg.Variant != cfg.Variant {
+		// (A design is a table of functions no run changes: the last
+		// seed's serves the next of the same variant.)
+		r.design, _ = model.LookupDesign(cfg.Variant)
+	}
 	r.texts = old.texts
 	r.docs = workloadInto(old.docs, cfg, seed, &r.texts)
 	r.lat, r.ops, r.tie = derived(old.lat, seed, scheduler.StreamLatency), derived(old.ops, seed, scheduler.StreamOperator),
 		derived(old.tie, seed, scheduler.StreamSchedule)
+	r.faultRand = derived(old.faultRand, seed, scheduler.StreamFaults)
 	if r.sched = old.sched; r.sched == nil {
 		r.sched = scheduler.New(r.tie, r)
 	} else {
@@ -286,6 +308,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	r.jobDoc = old.jobDoc[:0]
 	r.docJob = reuse.Resized(old.docJob, len(r.docs))
 	r.malformedSent = reuse.Resized(old.malformedSent, len(r.docs))
+	r.docKeys = reuse.Resized(old.docKeys, len(r.docs))
 	if cfg.Backend != nil {
 		r.rec.backend = &backendState{b: cfg.Backend}
 		if err := cfg.Backend.Begin(seed, r.sys); err != nil {
@@ -306,7 +329,7 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 }
 
 func (r *run) newInjector() *faults.Injector {
-	fr := scheduler.Derive(r.seed, scheduler.StreamFaults)
+	fr := r.faultRand
 	if r.cfg.Swarm {
 		// 429 bursts land while documents arrive and are worked on, not in
 		// the idle tail of the fault window.
@@ -413,9 +436,13 @@ func (r *run) loop() {
 }
 
 // simEvent records an event of the simulation itself (crash, pause, phase).
+// (Zeroed in place, then stamped: assigning a literal built the event on
+// the stack and copied it over.)
 func (r *run) simEvent(kind model.EventKind, actor model.Actor) *model.Event {
-	r.rec.scratch = model.Event{Kind: kind, Actor: actor, At: r.now()}
-	return &r.rec.scratch
+	e := &r.rec.scratch
+	*e = model.Event{}
+	e.Kind, e.Actor, e.At = kind, actor, r.now()
+	return e
 }
 
 func (r *run) emit(e *model.Event) { r.rec.Record(e) }
@@ -485,12 +512,7 @@ func (r *run) result() *Result {
 	}
 	res.Crossings = r.crossings
 	res.Publishes, res.Commits = r.inj.Calls()
-	if r.swarm != nil {
-		res.Swarm = r.swarm.String()
-		if o := optionsOf(r.cfg); o != "" {
-			res.Swarm += " options: " + o
-		}
-	}
+	res.swarm = r.swarm
 	var storeChecks []invariants.Violation
 	if b := r.rec.backend; b != nil && !b.diverged() && !r.stopped {
 		if err := b.b.End(r.sys); err != nil {

@@ -173,7 +173,9 @@ func Workload(cfg Config, seed uint64) []Doc { return workloadInto(nil, cfg, see
 
 // workloadInto is Workload drawn into docs' array when it is large enough.
 func workloadInto(docs []Doc, cfg Config, seed uint64, texts *textArena) []Doc {
-	return selectDocs(makeWorkload(scheduler.Derive(seed, scheduler.StreamWorkload), cfg, docs, texts), cfg.Only)
+	var r scheduler.Stream // (on the stack: only the workload draws from it)
+	r.ResetDerived(seed, scheduler.StreamWorkload)
+	return selectDocs(makeWorkload(&r, cfg, docs, texts), cfg.Only)
 }
 
 // textArena keeps the texts of a small workload as they are drawn, so the

@@ -210,7 +210,7 @@ func writeMeta(b *strings.Builder, r Run, l Lang) {
 		count(l, int(c.Workers), "worker", "workers", "worker", "workers"),
 		count(l, int(c.Tenants), "tenant", "tenants", "tenant", "tenants"),
 		count(l, len(res.History), "evento", "eventos", "event", "events"), res.HashHex())
-	writePlan(b, res.Swarm, res.Realized, r.Command, l)
+	writePlan(b, res.Swarm(), res.Realized, r.Command, l)
 }
 
 // writePlan ends a run's header: its swarm, the faults that took effect

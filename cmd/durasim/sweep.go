@@ -258,7 +258,7 @@ type violationLine struct {
 
 func newViolationLine(cfg sim.Config, design *model.Design, res *sim.Result, rp *sim.Reproducer) violationLine {
 	l := violationLine{
-		Type: "violation", Seed: res.Seed, Design: design.Name, Swarm: res.Swarm,
+		Type: "violation", Seed: res.Seed, Design: design.Name, Swarm: res.Swarm(),
 		Plan: res.Realized.OneLine(),
 	}
 	var err error
