@@ -23,13 +23,23 @@ import (
 // found a job.
 var VerifyIdlePolls bool
 
+// VerifyIdleSchedules, set by tests, runs every scheduler pass the
+// database judges certain to move nothing (see idler) anyway, and fails
+// the call if it moved a job.
+var VerifyIdleSchedules bool
+
 // idler is a database that can tell, from what River's last empty poll
-// left, that a poll at now is certain to find nothing, and skip its SQL:
-// River's poll changes nothing when it finds nothing, so its answer and
-// the database after it are as if it ran.
+// left, that a poll at now is certain to find nothing, and from what its
+// scheduler's last pass that moved nothing left, that a pass at now is
+// certain to move nothing; and skip their SQL. Only SQL certain to be a
+// no-op is skipped: River's poll and pass change nothing when they find
+// nothing, so their answer and the database after them are as if they
+// ran, and River's code decides all it decides from that answer.
 type idler interface {
 	emptyPoll(ctx context.Context, now time.Time) (bool, error)
 	polledEmpty(ctx context.Context) error
+	emptySchedule(ctx context.Context, now time.Time) (bool, error)
+	scheduledNone(ctx context.Context) error
 }
 
 // conn is one actor's connection. River's executor runs on the queue's
@@ -259,9 +269,28 @@ func riverState(s target.State) rivertype.JobState {
 
 // Schedule is the job scheduler's pass.
 func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued, error) {
+	idle, _ := c.db.(idler)
+	sure := false // the pass is certain to move nothing
+	if idle != nil {
+		var err error
+		if sure, err = idle.emptySchedule(ctx, wall(now)); err != nil {
+			return nil, err
+		}
+		if sure && !VerifyIdleSchedules {
+			return []target.Rescued{}, nil // what River's pass would have returned, having changed nothing
+		}
+	}
 	res, err := c.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
 	if err != nil {
 		return nil, err
+	}
+	if sure && len(res) > 0 {
+		return nil, fmt.Errorf("rivertarget: a scheduler pass judged certain to move nothing moved %d jobs", len(res))
+	}
+	if idle != nil && len(res) == 0 {
+		if err := idle.scheduledNone(ctx); err != nil {
+			return nil, err
+		}
 	}
 	// The rows come back in no set order (PostgreSQL's UPDATE ... RETURNING
 	// and SQLite's differ): by id, so both databases print one trace.

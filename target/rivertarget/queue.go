@@ -108,6 +108,17 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 	return q, nil
 }
 
+// Skipped is, for tests, how many polls and scheduler passes the
+// database judged certain to find nothing and so did not run (run anyway
+// under VerifyIdlePolls and VerifyIdleSchedules): 0 where it judges none
+// (PostgreSQL, an SQLite file).
+func (q *Queue) Skipped() (polls, passes int) {
+	if s, ok := q.db.(interface{ skipped() (int, int) }); ok {
+		return s.skipped()
+	}
+	return 0, 0
+}
+
 func (q *Queue) Name() string    { return "river" }
 func (q *Queue) Backend() string { return q.backend }
 

@@ -25,27 +25,36 @@ type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
 	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
-	idle   idlePoll
+	// idle is what River's last empty poll left known, sched what its
+	// scheduler's last pass that moved nothing left.
+	idle, sched quiet
 	// private: the database is in memory, on its one connection, so
 	// nothing writes it that total_changes() does not count (a file may
-	// have other writers): only then are polls judged.
+	// have other writers): only then are polls and passes judged.
 	private bool
 }
 
-// idlePoll is what River's last empty poll left known: the database's
-// count of rows changed then (SQLite's total_changes() on the one
-// connection: every INSERT, UPDATE and DELETE, rolled back or not, adds
-// the rows it touched), and the earliest scheduled_at of an available job
-// of the queue (none: "", every scheduled_at stored as text). River's
-// poll is an UPDATE whose rows are the available jobs of the queue due at
-// now; an empty one changed nothing. While the count has not moved, the
-// database is as it was, so a poll at a now before that earliest time
-// finds nothing either: its answer is certain without running it.
-type idlePoll struct {
+// quiet is what a River query that changed nothing (an empty poll, a
+// scheduler pass that moved no job) left known: the database's count of
+// rows changed then (SQLite's total_changes() on the one connection:
+// every INSERT, UPDATE and DELETE, rolled back or not, adds the rows it
+// touched), and the earliest scheduled_at of a job the query would take
+// (none: "", every scheduled_at stored as text).
+//
+// River's poll is an UPDATE whose rows are the available jobs of the
+// queue due at now; its scheduler's pass (JobSchedule) a SELECT of the
+// scheduled and retryable jobs of any queue due at now, then an UPDATE of
+// those it found. One that found nothing changed nothing. While the count
+// has not moved, the database is as it was, so the same query at a now
+// before that earliest time finds nothing either: its answer is certain
+// without running it. Only SQL certain to be a no-op is skipped: River's
+// answer (no job) and the database after it are as if it ran, and
+// whatever River's code decides from rows it still decides.
+type quiet struct {
 	known   bool
 	changes int64
-	next    string // "": no available job of the queue
-	certain int    // polls judged certain to be empty, for tests
+	next    string // "": no job the query would take
+	certain int    // queries judged certain to find nothing, for tests
 }
 
 // sqliteTime is a time as River's SQLite driver writes and compares it:
@@ -54,47 +63,80 @@ func sqliteTime(t time.Time) string {
 	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
 }
 
-// emptyPoll says whether River's poll at now is certain to find no job
-// (see idlePoll); false when unsure. verify runs the poll anyway.
-func (s *sqliteDB) emptyPoll(ctx context.Context, now time.Time) (bool, error) {
-	if !s.private || !s.idle.known {
+// The rows each query takes, whose earliest scheduled_at bounds when it
+// finds one: River's poll's (JobGetAvailable: the queue's available
+// jobs) and its scheduler's (JobScheduleGetEligible: scheduled and
+// retryable jobs of every queue). Each reads total_changes() with them,
+// and the count of scheduled_at not stored as text.
+const (
+	pollTakes = `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
+FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`
+	scheduleTakes = `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
+FROM river_job WHERE state IN ('retryable', 'scheduled')`
+)
+
+// empty says whether the query q stands for is certain to find nothing
+// at now (see quiet); false when unsure.
+func (s *sqliteDB) empty(ctx context.Context, q *quiet, now time.Time) (bool, error) {
+	if !s.private || !q.known {
 		return false, nil
 	}
 	var changes int64
 	if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
 		return false, err
 	}
-	if changes != s.idle.changes {
-		s.idle.known = false
+	if changes != q.changes {
+		q.known = false
 		return false, nil
 	}
-	if s.idle.next != "" && sqliteTime(now) >= s.idle.next {
+	if q.next != "" && sqliteTime(now) >= q.next {
 		return false, nil
 	}
-	s.idle.certain++
+	q.certain++
 	return true, nil
 }
 
-// polledEmpty records the state a poll that found nothing left.
-func (s *sqliteDB) polledEmpty(ctx context.Context) error {
-	s.idle.known = false
+// foundNone records in q the state a query that found nothing left,
+// read by takes (pollTakes, scheduleTakes) with args.
+func (s *sqliteDB) foundNone(ctx context.Context, q *quiet, takes string, args ...any) error {
+	q.known = false
 	if !s.private {
 		return nil
 	}
-	certain := s.idle.certain
 	var changes int64
 	var next sql.NullString
 	var other int64
-	err := s.db.QueryRowContext(ctx, `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`, queueName).Scan(&changes, &next, &other)
-	if err != nil {
+	if err := s.db.QueryRowContext(ctx, takes, args...).Scan(&changes, &next, &other); err != nil {
 		return err
 	}
 	if other > 0 {
 		return nil // a time not stored as River's text: unsure
 	}
-	s.idle = idlePoll{known: true, changes: changes, next: next.String, certain: certain}
+	q.known, q.changes, q.next = true, changes, next.String
 	return nil
+}
+
+// emptyPoll says whether River's poll at now is certain to find no job;
+// false when unsure.
+func (s *sqliteDB) emptyPoll(ctx context.Context, now time.Time) (bool, error) {
+	return s.empty(ctx, &s.idle, now)
+}
+
+// polledEmpty records the state a poll that found nothing left.
+func (s *sqliteDB) polledEmpty(ctx context.Context) error {
+	return s.foundNone(ctx, &s.idle, pollTakes, queueName)
+}
+
+// emptySchedule says whether River's scheduler pass at now is certain to
+// move no job; false when unsure.
+func (s *sqliteDB) emptySchedule(ctx context.Context, now time.Time) (bool, error) {
+	return s.empty(ctx, &s.sched, now)
+}
+
+// scheduledNone records the state a scheduler pass that moved nothing
+// left.
+func (s *sqliteDB) scheduledNone(ctx context.Context) error {
+	return s.foundNone(ctx, &s.sched, scheduleTakes)
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -203,3 +245,7 @@ func (t *sqliteTx) run(ctx context.Context, q string, args ...any) (int64, error
 }
 func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
+
+// skipped is how many polls and scheduler passes the database judged
+// certain to find nothing (see quiet), verified ones included.
+func (s *sqliteDB) skipped() (polls, passes int) { return s.idle.certain, s.sched.certain }
