@@ -107,8 +107,8 @@ func jobsOf(rows []*rivertype.JobRow) ([]target.Job, error) {
 // Report is River's executor and completer working the job this client
 // fetched (rivertest.Worker: the executor's reportResult or reportError,
 // the inline completer's JobSetStateIfRunningMany), its work ending as r
-// says, in one transaction; the row durasim reads before it, in the same
-// transaction, says whether the job was still running.
+// says, in one transaction; the job's state durasim reads before it, in
+// the same transaction, says whether the job was still running.
 func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r target.Report) (target.Reported, error) {
 	held, err := c.holding(j)
 	if err != nil {
@@ -129,7 +129,8 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 			return target.Reported{}, err
 		}
 	}
-	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
+	// durasim's read, of the state alone: River decodes none of the row.
+	before, err := tx.state(ctx, held.ID)
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row
 	}
@@ -150,7 +151,7 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 		return target.Reported{}, err
 	}
 	st := states[after.State]
-	return target.Reported{Applied: before.State == rivertype.JobStateRunning, State: st, ScheduledAt: virt(after.ScheduledAt),
+	return target.Reported{Applied: before == rivertype.JobStateRunning, State: st, ScheduledAt: virt(after.ScheduledAt),
 		Attempt: after.Attempt}, nil
 }
 

@@ -40,8 +40,8 @@
 // interval ([RiverSchedulerInterval]), so that is the adapter's.
 //
 // durasim adds reads River's client does not make: a report reads the
-// job's row before River's executor runs, in the same transaction
-// (JobGetByID), and a rescue reads each job's river:rescue_count before
+// job's state before River's executor runs, in the same transaction (its
+// own SELECT of the state alone), and a rescue reads each job's river:rescue_count before
 // and after JobRescueMany (JobGetByIDMany), so the history says whether
 // the job took the state.
 // The effects table and the handlers' ledger are durasim's own.

@@ -5,6 +5,7 @@ package rivertarget
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
 
 	"github.com/durasim/durasim/internal/sqlprep"
@@ -242,6 +244,14 @@ func (t *sqliteTx) run(ctx context.Context, q string, args ...any) (int64, error
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+func (t *sqliteTx) state(ctx context.Context, id int64) (rivertype.JobState, error) {
+	var st string
+	err := t.tx.QueryRowContext(ctx, stateQuery, id).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", rivertype.ErrNotFound
+	}
+	return rivertype.JobState(st), err
 }
 func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
