@@ -18,28 +18,29 @@ import (
 	"github.com/durasim/durasim/target"
 )
 
-// VerifyIdlePolls, set by tests, runs every poll the database judges
+// Set by tests, each runs every query of its kind the database judges
 // certain to find nothing (see idler) anyway, and fails the call if it
-// found a job.
-var VerifyIdlePolls bool
+// found a job: VerifyIdlePolls River's polls, VerifyIdleSchedules its
+// scheduler's passes, VerifyIdleStuck its rescuer's reads of stuck jobs.
+var VerifyIdlePolls, VerifyIdleSchedules, VerifyIdleStuck bool
 
-// VerifyIdleSchedules, set by tests, runs every scheduler pass the
-// database judges certain to move nothing (see idler) anyway, and fails
-// the call if it moved a job.
-var VerifyIdleSchedules bool
-
-// idler is a database that can tell, from what River's last empty poll
-// left, that a poll at now is certain to find nothing, and from what its
-// scheduler's last pass that moved nothing left, that a pass at now is
-// certain to move nothing; and skip their SQL. Only SQL certain to be a
-// no-op is skipped: River's poll and pass change nothing when they find
-// nothing, so their answer and the database after them are as if they
-// ran, and River's code decides all it decides from that answer.
+// idler is a database that can tell that River's query k (a poll, a
+// scheduler pass, a read of stuck jobs) at bound (its now, or its stuck
+// horizon) is certain to find nothing, so that its SQL is skipped. Only
+// SQL certain to be a no-op is skipped: each of these changes nothing when
+// it finds nothing, so River's answer and the database after it are as if
+// it ran, and River's code decides all it decides from that answer.
 type idler interface {
-	emptyPoll(ctx context.Context, now time.Time) (bool, error)
-	polledEmpty(ctx context.Context) error
-	emptySchedule(ctx context.Context, now time.Time) (bool, error)
-	scheduledNone(ctx context.Context) error
+	certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error)
+}
+
+// certainEmpty is the database's judgement of River's query k at bound
+// (false: the database judges none).
+func (c *conn) certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error) {
+	if idle, ok := c.db.(idler); ok {
+		return idle.certainEmpty(ctx, k, bound)
+	}
+	return false, nil
 }
 
 // conn is one actor's connection. River's executor runs on the queue's
@@ -60,16 +61,12 @@ func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) 
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
 func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Job, error) {
-	idle, _ := c.db.(idler)
-	sure := false // the poll is certain to find nothing
-	if idle != nil {
-		var err error
-		if sure, err = idle.emptyPoll(ctx, wall(now)); err != nil {
-			return nil, err
-		}
-		if sure && !VerifyIdlePolls {
-			return []target.Job{}, nil // what River's poll would have returned, having changed nothing
-		}
+	sure, err := c.certainEmpty(ctx, quietPoll, wall(now))
+	if err != nil {
+		return nil, err
+	}
+	if sure && !VerifyIdlePolls {
+		return []target.Job{}, nil // what River's poll would have returned, having changed nothing
 	}
 	res, err := c.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
 		ClientID: c.actor, MaxAttemptedBy: c.q.cfg.MaxAttemptedBy, MaxToLock: max, Now: wallp(now), Queue: queueName,
@@ -80,11 +77,6 @@ func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Jo
 	rows := availableJobs(res)
 	if sure && len(rows) > 0 {
 		return nil, fmt.Errorf("rivertarget: a poll judged certain to be empty found %d jobs", len(rows))
-	}
-	if idle != nil && len(rows) == 0 {
-		if err := idle.polledEmpty(ctx); err != nil {
-			return nil, err
-		}
 	}
 	for _, r := range rows {
 		c.held[r.ID] = r
@@ -167,9 +159,20 @@ func (c *conn) holding(j target.Job) (*rivertype.JobRow, error) {
 // Stuck is the rescuer's first query: running jobs attempted before the
 // stuck horizon.
 func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error) {
-	rows, err := c.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: wall(now - c.q.cfg.RescueAfter)})
+	horizon := wall(now - c.q.cfg.RescueAfter)
+	sure, err := c.certainEmpty(ctx, quietStuck, horizon)
 	if err != nil {
 		return nil, err
+	}
+	if sure && !VerifyIdleStuck {
+		return []target.Job{}, nil // what River's read would have returned
+	}
+	rows, err := c.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: horizon})
+	if err != nil {
+		return nil, err
+	}
+	if sure && len(rows) > 0 {
+		return nil, fmt.Errorf("rivertarget: a read of stuck jobs judged certain to find none found %d jobs", len(rows))
 	}
 	return jobsOf(rows)
 }
@@ -270,16 +273,12 @@ func riverState(s target.State) rivertype.JobState {
 
 // Schedule is the job scheduler's pass.
 func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued, error) {
-	idle, _ := c.db.(idler)
-	sure := false // the pass is certain to move nothing
-	if idle != nil {
-		var err error
-		if sure, err = idle.emptySchedule(ctx, wall(now)); err != nil {
-			return nil, err
-		}
-		if sure && !VerifyIdleSchedules {
-			return []target.Rescued{}, nil // what River's pass would have returned, having changed nothing
-		}
+	sure, err := c.certainEmpty(ctx, quietSchedule, wall(now))
+	if err != nil {
+		return nil, err
+	}
+	if sure && !VerifyIdleSchedules {
+		return []target.Rescued{}, nil // what River's pass would have returned, having changed nothing
 	}
 	res, err := c.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
 	if err != nil {
@@ -287,11 +286,6 @@ func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued,
 	}
 	if sure && len(res) > 0 {
 		return nil, fmt.Errorf("rivertarget: a scheduler pass judged certain to move nothing moved %d jobs", len(res))
-	}
-	if idle != nil && len(res) == 0 {
-		if err := idle.scheduledNone(ctx); err != nil {
-			return nil, err
-		}
 	}
 	// The rows come back in no set order (PostgreSQL's UPDATE ... RETURNING
 	// and SQLite's differ): by id, so both databases print one trace.

@@ -27,36 +27,82 @@ type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
 	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
-	// idle is what River's last empty poll left known, sched what its
-	// scheduler's last pass that moved nothing left.
-	idle, sched quiet
+	// quiet is, for each of River's queries that take rows by a time
+	// (quietQueries), what the database last showed of those rows.
+	quiet [quietKinds]quiet
 	// private: the database is in memory, on its one connection, so
 	// nothing writes it that total_changes() does not count (a file may
-	// have other writers): only then are polls and passes judged.
+	// have other writers): only then are River's queries judged.
 	private bool
 }
 
-// quiet is what a River query that changed nothing (an empty poll, a
-// scheduler pass that moved no job) left known: the database's count of
-// rows changed then (SQLite's total_changes() on the one connection:
-// every INSERT, UPDATE and DELETE, rolled back or not, adds the rows it
-// touched), and the earliest scheduled_at of a job the query would take
-// (none: "", every scheduled_at stored as text).
+// quietKind names one of River's queries that take the rows of a set
+// whose time has come: River's poll, its scheduler's pass, its rescuer's
+// read of stuck jobs.
+type quietKind int
+
+const (
+	quietPoll     quietKind = iota // JobGetAvailable
+	quietSchedule                  // JobSchedule
+	quietStuck                     // JobGetStuck
+	quietKinds
+)
+
+// quietQuery is what the database reads to judge a River query: takes
+// reads, over the rows the query may take (a superset is safe: its
+// earliest time is no later), SQLite's count of rows changed
+// (total_changes()), their earliest time, and how many of their times are
+// not stored as text (River writes text; another kind compares otherwise).
+// The query takes a row whose time is at or before its bound (strict:
+// before it).
+type quietQuery struct {
+	takes  string
+	args   []any
+	strict bool
+}
+
+// quietQueries: River's SQL in riversqlite, and the rows each takes
+// (its WHERE clause less the time bound):
+//   - JobGetAvailable, an UPDATE of the rows WHERE priority >= 0 AND
+//     queue = ? AND scheduled_at <= now AND state = 'available' (no kind
+//     filter, LIMIT the fetch's max, never 0);
+//   - JobSchedule, a SELECT of the rows WHERE state IN ('retryable',
+//     'scheduled') AND scheduled_at <= now, then an UPDATE of each found,
+//     in a transaction of its own;
+//   - JobGetStuck, a SELECT of the rows WHERE state = 'running' AND id > 0
+//     AND attempted_at < the stuck horizon (every id is above 0, so the
+//     rows of any id are a superset).
 //
-// River's poll is an UPDATE whose rows are the available jobs of the
-// queue due at now; its scheduler's pass (JobSchedule) a SELECT of the
-// scheduled and retryable jobs of any queue due at now, then an UPDATE of
-// those it found. One that found nothing changed nothing. While the count
-// has not moved, the database is as it was, so the same query at a now
-// before that earliest time finds nothing either: its answer is certain
-// without running it. Only SQL certain to be a no-op is skipped: River's
-// answer (no job) and the database after it are as if it ran, and
-// whatever River's code decides from rows it still decides.
+// Each compares a time column of NUMERIC affinity with a text parameter:
+// a value stored as text is compared as text (BINARY collation, byte by
+// byte as Go compares strings), min() orders them the same way.
+var quietQueries = [quietKinds]quietQuery{
+	quietPoll: {takes: `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
+FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`, args: []any{queueName}},
+	quietSchedule: {takes: `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
+FROM river_job WHERE state IN ('retryable', 'scheduled')`},
+	quietStuck: {takes: `SELECT total_changes(), min(attempted_at), count(*) - count(CASE WHEN typeof(attempted_at) = 'text' THEN 1 END)
+FROM river_job WHERE state = 'running'`, strict: true},
+}
+
+// quiet is what the database last showed of the rows a River query may
+// take (see quietQueries): the count of rows changed then (SQLite's
+// total_changes() on the one connection: every INSERT, UPDATE and DELETE,
+// rolled back or not, adds the rows it touched), and their earliest time
+// (none: "", every time stored as text).
+//
+// If that time is past the query's bound, the query is certain to find
+// nothing; while the count has not moved, the rows are as they were, so a
+// later bound still before it is certain too, without reading them again.
+// A query that finds nothing changes nothing (an UPDATE of no row, a
+// SELECT), so River's answer (no job) and the database after it are as if
+// its SQL ran: only SQL certain to be a no-op is skipped, and whatever
+// River's code decides from rows it still decides.
 type quiet struct {
 	known   bool
 	changes int64
-	next    string // "": no job the query would take
-	certain int    // queries judged certain to find nothing, for tests
+	next    string
+	certain int // queries judged certain to find nothing, for tests
 }
 
 // sqliteTime is a time as River's SQLite driver writes and compares it:
@@ -65,80 +111,43 @@ func sqliteTime(t time.Time) string {
 	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
 }
 
-// The rows each query takes, whose earliest scheduled_at bounds when it
-// finds one: River's poll's (JobGetAvailable: the queue's available
-// jobs) and its scheduler's (JobScheduleGetEligible: scheduled and
-// retryable jobs of every queue). Each reads total_changes() with them,
-// and the count of scheduled_at not stored as text.
-const (
-	pollTakes = `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`
-	scheduleTakes = `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE state IN ('retryable', 'scheduled')`
-)
-
-// empty says whether the query q stands for is certain to find nothing
-// at now (see quiet); false when unsure.
-func (s *sqliteDB) empty(ctx context.Context, q *quiet, now time.Time) (bool, error) {
-	if !s.private || !q.known {
+// certainEmpty says whether River's query k at bound is certain to find
+// nothing (see quiet); false when unsure.
+func (s *sqliteDB) certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error) {
+	if !s.private {
 		return false, nil
 	}
-	var changes int64
-	if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
-		return false, err
+	q, qq := &s.quiet[k], &quietQueries[k]
+	if q.known {
+		var changes int64
+		if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
+			return false, err
+		}
+		q.known = changes == q.changes
 	}
-	if changes != q.changes {
-		q.known = false
-		return false, nil
+	if !q.known {
+		var next sql.NullString
+		var other int64
+		if err := s.db.QueryRowContext(ctx, qq.takes, qq.args...).Scan(&q.changes, &next, &other); err != nil {
+			return false, err
+		}
+		if other > 0 {
+			return false, nil // a time not stored as River's text: unsure
+		}
+		q.known, q.next = true, next.String
 	}
-	if q.next != "" && sqliteTime(now) >= q.next {
-		return false, nil
+	if b := sqliteTime(bound); q.next != "" && (q.next < b || !qq.strict && q.next == b) {
+		return false, nil // a row's time has come
 	}
 	q.certain++
 	return true, nil
 }
 
-// foundNone records in q the state a query that found nothing left,
-// read by takes (pollTakes, scheduleTakes) with args.
-func (s *sqliteDB) foundNone(ctx context.Context, q *quiet, takes string, args ...any) error {
-	q.known = false
-	if !s.private {
-		return nil
-	}
-	var changes int64
-	var next sql.NullString
-	var other int64
-	if err := s.db.QueryRowContext(ctx, takes, args...).Scan(&changes, &next, &other); err != nil {
-		return err
-	}
-	if other > 0 {
-		return nil // a time not stored as River's text: unsure
-	}
-	q.known, q.changes, q.next = true, changes, next.String
-	return nil
-}
-
-// emptyPoll says whether River's poll at now is certain to find no job;
-// false when unsure.
-func (s *sqliteDB) emptyPoll(ctx context.Context, now time.Time) (bool, error) {
-	return s.empty(ctx, &s.idle, now)
-}
-
-// polledEmpty records the state a poll that found nothing left.
-func (s *sqliteDB) polledEmpty(ctx context.Context) error {
-	return s.foundNone(ctx, &s.idle, pollTakes, queueName)
-}
-
-// emptySchedule says whether River's scheduler pass at now is certain to
-// move no job; false when unsure.
-func (s *sqliteDB) emptySchedule(ctx context.Context, now time.Time) (bool, error) {
-	return s.empty(ctx, &s.sched, now)
-}
-
-// scheduledNone records the state a scheduler pass that moved nothing
-// left.
-func (s *sqliteDB) scheduledNone(ctx context.Context) error {
-	return s.foundNone(ctx, &s.sched, scheduleTakes)
+// skipped is how many of River's polls, scheduler passes and reads of
+// stuck jobs the database judged certain to find nothing (see quiet),
+// verified ones included.
+func (s *sqliteDB) skipped() Skips {
+	return Skips{Polls: s.quiet[quietPoll].certain, Passes: s.quiet[quietSchedule].certain, Stuck: s.quiet[quietStuck].certain}
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -255,7 +264,3 @@ func (t *sqliteTx) state(ctx context.Context, id int64) (rivertype.JobState, err
 }
 func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
-
-// skipped is how many polls and scheduler passes the database judged
-// certain to find nothing (see quiet), verified ones included.
-func (s *sqliteDB) skipped() (polls, passes int) { return s.idle.certain, s.sched.certain }
