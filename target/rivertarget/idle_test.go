@@ -5,6 +5,7 @@ package rivertarget
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/durasim/durasim/target"
 )
@@ -34,8 +35,8 @@ func TestIdlePollSkipped(t *testing.T) {
 		t.Fatalf("report: %+v, want available at 4s", rep)
 	}
 	polls(3900*ms, 0, 1) // the rows read again (the report wrote): due at 4s
-	if !db.quiet[quietPoll].known || db.quiet[quietPoll].next != sqliteTime(wall(4*s)) {
-		t.Fatalf("after the judged poll: %+v, want known, next at 4s", db.quiet[quietPoll])
+	if !db.quiet.known || db.quiet.next[quietPoll] != sqliteTime(wall(4*s)) {
+		t.Fatalf("after the judged poll: %+v, want known, next at 4s", db.quiet)
 	}
 	polls(3999*ms, 0, 2)  // nothing written since
 	js = polls(4*s, 1, 2) // its time: run
@@ -163,11 +164,11 @@ func TestIdleVerifyCatchesStale(t *testing.T) {
 			q := openTest(t)
 			db := q.db.(*sqliteDB)
 			c := q.Conn("w1")
-			if n, err := tc.call(c, 0); err != nil || n != 0 || !db.quiet[tc.kind].known || db.quiet[tc.kind].next != "" {
-				t.Fatalf("over an empty table: %d jobs, %v, %+v", n, err, db.quiet[tc.kind])
+			if n, err := tc.call(c, 0); err != nil || n != 0 || !db.quiet.known || db.quiet.next[tc.kind] != "" {
+				t.Fatalf("over an empty table: %d jobs, %v, %+v", n, err, db.quiet)
 			}
 			at := tc.setup(t, c)
-			if err := db.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&db.quiet[tc.kind].changes); err != nil {
+			if err := db.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&db.quiet.changes); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := tc.call(c, at); err != nil || n != 0 {
@@ -180,4 +181,45 @@ func TestIdleVerifyCatchesStale(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sqliteTime writes what River's driver writes (Format's layout, rounded
+// to the millisecond in UTC), for times across the years, a round up to
+// the next second, and years Format writes otherwise.
+func TestSQLiteTime(t *testing.T) {
+	at := func(y int, ns int) time.Time { return time.Date(y, 12, 31, 23, 59, 59, ns, time.FixedZone("x", 5*3600)) }
+	for _, tm := range []time.Time{wall(0), wall(4 * s), wall(1234567 * ms), at(1, 0), at(999, 1), at(2026, 999_499_999),
+		at(2026, 999_500_000), at(9999, 999_600_000), at(10000, 0), at(-1, 0), time.Unix(0, 0)} {
+		want := tm.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+		if got := sqliteTime(tm); got != want {
+			t.Errorf("%v: %q, want %q", tm, got, want)
+		}
+	}
+}
+
+// The count read through SQLite's C API is SELECT total_changes()'s, as
+// rows are written and rolled back.
+func TestChangeCounter(t *testing.T) {
+	q := openTest(t)
+	db := q.db.(*sqliteDB)
+	c := q.Conn("w1")
+	check := func(when string) {
+		t.Helper()
+		var want int64
+		if err := db.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := must(db.changes.total(ctx, db.db))(t); got != want || want == 0 && when != "open" {
+			t.Fatalf("%s: %d, want %d (SELECT total_changes())", when, got, want)
+		}
+	}
+	check("open")
+	must(c.Insert(ctx, 1*s, doc1))(t)
+	check("after an insert")
+	tx := must(c.Begin(ctx))(t)
+	must(tx.Effect(ctx, target.Effect{Job: 1, Attempt: 1, Worker: "w1", Tenant: "acme", Doc: "d1"}))(t)
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a rollback")
 }

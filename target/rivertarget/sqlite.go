@@ -27,88 +27,115 @@ type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
 	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
-	// quiet is, for each of River's queries that take rows by a time
-	// (quietQueries), what the database last showed of those rows.
-	quiet [quietKinds]quiet
+	// quiet is what the database last showed of the rows River's queries
+	// that take rows by a time may take (quietKind).
+	quiet quiet
 	// private: the database is in memory, on its one connection, so
 	// nothing writes it that total_changes() does not count (a file may
 	// have other writers): only then are River's queries judged.
 	private bool
+	changes changeCounter
 }
 
 // quietKind names one of River's queries that take the rows of a set
-// whose time has come: River's poll, its scheduler's pass, its rescuer's
-// read of stuck jobs.
+// whose time has come: its poll, its scheduler's pass, its rescuer's read
+// of stuck jobs. In riversqlite's SQL:
+//   - JobGetAvailable (quietPoll) is an UPDATE of the rows WHERE priority
+//     >= 0 AND queue = ? AND scheduled_at <= now AND state = 'available'
+//     (no kind filter; LIMIT the fetch's max, never 0);
+//   - JobSchedule (quietSchedule) is a SELECT of the rows WHERE state IN
+//     ('retryable', 'scheduled') AND scheduled_at <= now, then an UPDATE
+//     of each found, in a transaction of its own;
+//   - JobGetStuck (quietStuck) is a SELECT of the rows WHERE state =
+//     'running' AND id > 0 AND attempted_at < the stuck horizon (every id
+//     is above 0: the rows of any id are a superset, whose earliest time
+//     is no later, so judging by them is safe).
+//
+// Each compares a time column of NUMERIC affinity with a text parameter
+// River formats (sqliteTime): a value stored as text is compared as text,
+// byte by byte (BINARY collation), as Go compares strings and as min()
+// orders them; a value stored otherwise is compared otherwise, so a kind
+// whose rows hold one is not judged.
 type quietKind int
 
 const (
-	quietPoll     quietKind = iota // JobGetAvailable
-	quietSchedule                  // JobSchedule
-	quietStuck                     // JobGetStuck
+	quietPoll quietKind = iota
+	quietSchedule
+	quietStuck
 	quietKinds
 )
 
-// quietQuery is what the database reads to judge a River query: takes
-// reads, over the rows the query may take (a superset is safe: its
-// earliest time is no later), SQLite's count of rows changed
-// (total_changes()), their earliest time, and how many of their times are
-// not stored as text (River writes text; another kind compares otherwise).
-// The query takes a row whose time is at or before its bound (strict:
-// before it).
-type quietQuery struct {
-	takes  string
-	args   []any
-	strict bool
-}
+// strict: the query takes a row whose time is before its bound (else at
+// or before it).
+var quietStrict = [quietKinds]bool{quietStuck: true}
 
-// quietQueries: River's SQL in riversqlite, and the rows each takes
-// (its WHERE clause less the time bound):
-//   - JobGetAvailable, an UPDATE of the rows WHERE priority >= 0 AND
-//     queue = ? AND scheduled_at <= now AND state = 'available' (no kind
-//     filter, LIMIT the fetch's max, never 0);
-//   - JobSchedule, a SELECT of the rows WHERE state IN ('retryable',
-//     'scheduled') AND scheduled_at <= now, then an UPDATE of each found,
-//     in a transaction of its own;
-//   - JobGetStuck, a SELECT of the rows WHERE state = 'running' AND id > 0
-//     AND attempted_at < the stuck horizon (every id is above 0, so the
-//     rows of any id are a superset).
-//
-// Each compares a time column of NUMERIC affinity with a text parameter:
-// a value stored as text is compared as text (BINARY collation, byte by
-// byte as Go compares strings), min() orders them the same way.
-var quietQueries = [quietKinds]quietQuery{
-	quietPoll: {takes: `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`, args: []any{queueName}},
-	quietSchedule: {takes: `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE state IN ('retryable', 'scheduled')`},
-	quietStuck: {takes: `SELECT total_changes(), min(attempted_at), count(*) - count(CASE WHEN typeof(attempted_at) = 'text' THEN 1 END)
-FROM river_job WHERE state = 'running'`, strict: true},
-}
+// quietRows reads SQLite's count of rows changed (total_changes()) and,
+// for each quietKind, the earliest time of the rows it may take and how
+// many of their times are not stored as text. The table holds one seed's
+// jobs: one scan serves the three.
+const quietRows = `SELECT total_changes(),
+  min(CASE WHEN priority >= 0 AND queue = ?1 AND state = 'available' THEN scheduled_at END),
+  count(CASE WHEN priority >= 0 AND queue = ?1 AND state = 'available' AND typeof(scheduled_at) <> 'text' THEN 1 END),
+  min(CASE WHEN state IN ('retryable', 'scheduled') THEN scheduled_at END),
+  count(CASE WHEN state IN ('retryable', 'scheduled') AND typeof(scheduled_at) <> 'text' THEN 1 END),
+  min(CASE WHEN state = 'running' THEN attempted_at END),
+  count(CASE WHEN state = 'running' AND typeof(attempted_at) <> 'text' THEN 1 END)
+FROM river_job`
 
-// quiet is what the database last showed of the rows a River query may
-// take (see quietQueries): the count of rows changed then (SQLite's
+// quiet is what the database last showed of the rows River's queries may
+// take (quietRows): the count of rows changed then (SQLite's
 // total_changes() on the one connection: every INSERT, UPDATE and DELETE,
-// rolled back or not, adds the rows it touched), and their earliest time
-// (none: "", every time stored as text).
+// rolled back or not, adds the rows it touched), and for each kind the
+// earliest time of its rows (none: "").
 //
-// If that time is past the query's bound, the query is certain to find
-// nothing; while the count has not moved, the rows are as they were, so a
-// later bound still before it is certain too, without reading them again.
-// A query that finds nothing changes nothing (an UPDATE of no row, a
-// SELECT), so River's answer (no job) and the database after it are as if
-// its SQL ran: only SQL certain to be a no-op is skipped, and whatever
-// River's code decides from rows it still decides.
+// If that time is past a query's bound, the query is certain to find
+// nothing; while the count has not moved, the rows are as they were, so
+// they need not be read again. A query that finds nothing changes nothing
+// (an UPDATE of no row, a SELECT), so River's answer (no job) and the
+// database after it are as if its SQL ran: only SQL certain to be a no-op
+// is skipped, and whatever River's code decides from rows it still
+// decides.
 type quiet struct {
 	known   bool
 	changes int64
-	next    string
-	certain int // queries judged certain to find nothing, for tests
+	next    [quietKinds]string
+	unsure  [quietKinds]bool // a time of the kind's rows not stored as text
+	certain [quietKinds]int  // queries judged certain to find nothing, for tests
 }
 
 // sqliteTime is a time as River's SQLite driver writes and compares it:
-// UTC, to the millisecond, in this layout (text compares as time).
+// UTC, to the millisecond, in the layout "2006-01-02 15:04:05.000" (text
+// compares as time), written out digit by digit (Format's cost was 1% of
+// a seed); a year Format would not write in four digits goes through
+// Format.
 func sqliteTime(t time.Time) string {
-	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+	t = t.UTC().Round(time.Millisecond)
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format("2006-01-02 15:04:05.000")
+	}
+	h, mi, sec := t.Clock()
+	var b [23]byte
+	put := func(at, v, n int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, int(mo), 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = ' '
+	put(11, h, 2)
+	b[13] = ':'
+	put(14, mi, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	b[19] = '.'
+	put(20, t.Nanosecond()/int(time.Millisecond), 3)
+	return string(b[:])
 }
 
 // certainEmpty says whether River's query k at bound is certain to find
@@ -117,29 +144,33 @@ func (s *sqliteDB) certainEmpty(ctx context.Context, k quietKind, bound time.Tim
 	if !s.private {
 		return false, nil
 	}
-	q, qq := &s.quiet[k], &quietQueries[k]
+	q := &s.quiet
 	if q.known {
-		var changes int64
-		if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
+		changes, err := s.changes.total(ctx, s.db)
+		if err != nil {
 			return false, err
 		}
 		q.known = changes == q.changes
 	}
 	if !q.known {
-		var next sql.NullString
-		var other int64
-		if err := s.db.QueryRowContext(ctx, qq.takes, qq.args...).Scan(&q.changes, &next, &other); err != nil {
+		var next [quietKinds]sql.NullString
+		var other [quietKinds]int64
+		if err := s.db.QueryRowContext(ctx, quietRows, queueName).Scan(&q.changes,
+			&next[quietPoll], &other[quietPoll], &next[quietSchedule], &other[quietSchedule], &next[quietStuck], &other[quietStuck]); err != nil {
 			return false, err
 		}
-		if other > 0 {
-			return false, nil // a time not stored as River's text: unsure
+		for i := range next {
+			q.next[i], q.unsure[i] = next[i].String, other[i] > 0
 		}
-		q.known, q.next = true, next.String
+		q.known = true
 	}
-	if b := sqliteTime(bound); q.next != "" && (q.next < b || !qq.strict && q.next == b) {
+	if q.unsure[k] {
+		return false, nil // a time not stored as River's text
+	}
+	if b := sqliteTime(bound); q.next[k] != "" && (q.next[k] < b || !quietStrict[k] && q.next[k] == b) {
 		return false, nil // a row's time has come
 	}
-	q.certain++
+	q.certain[k]++
 	return true, nil
 }
 
@@ -147,7 +178,8 @@ func (s *sqliteDB) certainEmpty(ctx context.Context, k quietKind, bound time.Tim
 // stuck jobs the database judged certain to find nothing (see quiet),
 // verified ones included.
 func (s *sqliteDB) skipped() Skips {
-	return Skips{Polls: s.quiet[quietPoll].certain, Passes: s.quiet[quietSchedule].certain, Stuck: s.quiet[quietStuck].certain}
+	c := s.quiet.certain
+	return Skips{Polls: c[quietPoll], Passes: c[quietSchedule], Stuck: c[quietStuck]}
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -239,7 +271,10 @@ func (s *sqliteDB) reset(ctx context.Context) error {
 	return nil
 }
 
-func (s *sqliteDB) close() error { return s.db.Close() }
+func (s *sqliteDB) close() error {
+	s.changes.close()
+	return s.db.Close()
+}
 
 type sqliteTx struct {
 	tx *sql.Tx
