@@ -187,7 +187,9 @@ func TestIdleVerifyCatchesStale(t *testing.T) {
 // to the millisecond in UTC), for times across the years, a round up to
 // the next second, and years Format writes otherwise.
 func TestSQLiteTime(t *testing.T) {
-	at := func(y int, ns int) time.Time { return time.Date(y, 12, 31, 23, 59, 59, ns, time.FixedZone("x", 5*3600)) }
+	at := func(y int, ns int) time.Time {
+		return time.Date(y, 12, 31, 23, 59, 59, ns, time.FixedZone("x", 5*3600))
+	}
 	for _, tm := range []time.Time{wall(0), wall(4 * s), wall(1234567 * ms), at(1, 0), at(999, 1), at(2026, 999_499_999),
 		at(2026, 999_500_000), at(9999, 999_600_000), at(10000, 0), at(-1, 0), time.Unix(0, 0)} {
 		want := tm.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
