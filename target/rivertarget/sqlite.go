@@ -70,17 +70,17 @@ const (
 var quietStrict = [quietKinds]bool{quietStuck: true}
 
 // quietRows reads SQLite's count of rows changed (total_changes()) and,
-// for each quietKind, the earliest time of the rows it may take and how
-// many of their times are not stored as text. The table holds one seed's
-// jobs: one scan serves the three.
+// for each quietKind, the earliest time of the rows it may take: NULL when
+// there are none, 0 when one of their times is not stored as text. Each
+// is one search of river_job's index on (state, queue, priority,
+// scheduled_at, id), which holds the scheduled_at of the first two.
 const quietRows = `SELECT total_changes(),
-  min(CASE WHEN priority >= 0 AND queue = ?1 AND state = 'available' THEN scheduled_at END),
-  count(CASE WHEN priority >= 0 AND queue = ?1 AND state = 'available' AND typeof(scheduled_at) <> 'text' THEN 1 END),
-  min(CASE WHEN state IN ('retryable', 'scheduled') THEN scheduled_at END),
-  count(CASE WHEN state IN ('retryable', 'scheduled') AND typeof(scheduled_at) <> 'text' THEN 1 END),
-  min(CASE WHEN state = 'running' THEN attempted_at END),
-  count(CASE WHEN state = 'running' AND typeof(attempted_at) <> 'text' THEN 1 END)
-FROM river_job`
+  (SELECT CASE WHEN count(CASE WHEN typeof(scheduled_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(scheduled_at) END
+   FROM river_job WHERE state = 'available' AND queue = ?1 AND priority >= 0),
+  (SELECT CASE WHEN count(CASE WHEN typeof(scheduled_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(scheduled_at) END
+   FROM river_job WHERE state IN ('retryable', 'scheduled')),
+  (SELECT CASE WHEN count(CASE WHEN typeof(attempted_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(attempted_at) END
+   FROM river_job WHERE state = 'running')`
 
 // quiet is what the database last showed of the rows River's queries may
 // take (quietRows): the count of rows changed then (SQLite's
@@ -153,14 +153,14 @@ func (s *sqliteDB) certainEmpty(ctx context.Context, k quietKind, bound time.Tim
 		q.known = changes == q.changes
 	}
 	if !q.known {
-		var next [quietKinds]sql.NullString
-		var other [quietKinds]int64
-		if err := s.db.QueryRowContext(ctx, quietRows, queueName).Scan(&q.changes,
-			&next[quietPoll], &other[quietPoll], &next[quietSchedule], &other[quietSchedule], &next[quietStuck], &other[quietStuck]); err != nil {
+		var next [quietKinds]any
+		if err := s.db.QueryRowContext(ctx, quietRows, queueName).Scan(&q.changes, &next[quietPoll], &next[quietSchedule], &next[quietStuck]); err != nil {
 			return false, err
 		}
-		for i := range next {
-			q.next[i], q.unsure[i] = next[i].String, other[i] > 0
+		for i, v := range next {
+			// text: the earliest time; NULL: no row; 0: a time not text
+			t, ok := v.(string)
+			q.next[i], q.unsure[i] = t, !ok && v != nil
 		}
 		q.known = true
 	}
