@@ -183,7 +183,11 @@ func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error)
 func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) ([]target.Rescued, error) {
 	p := riverdriver.JobRescueManyParams{StuckHorizon: wall(now - c.q.cfg.RescueAfter)}
 	var want []target.Rescued
-	asked, err := c.stuckCancels(ctx, stuck)
+	ids := make([]int64, len(stuck))
+	for i, j := range stuck {
+		ids[i] = int64(j.ID)
+	}
+	before, err := c.metaOf(ctx, ids) // the cancels asked, and each job's count of rescues before JobRescueMany
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +195,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		// River's makeRetryDecision: the worker's timeout, else the
 		// client's; none (negative) is never rescued, and a job not
 		// timed out yet is left alone. A cancel asked comes first.
-		if timeout := cmp.Or(j.Timeout, c.q.cfg.JobTimeout); !asked[int64(j.ID)] && (timeout < 0 || timeout > 0 && now-j.AttemptedAt < timeout) {
+		if timeout := cmp.Or(j.Timeout, c.q.cfg.JobTimeout); !before[int64(j.ID)].cancelAsked && (timeout < 0 || timeout > 0 && now-j.AttemptedAt < timeout) {
 			continue
 		}
 		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
@@ -200,7 +204,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		}
 		r := target.Rescued{Job: j.ID, State: target.Discarded, ScheduledAt: j.ScheduledAt}
 		var finalized *time.Time
-		if asked[int64(j.ID)] {
+		if before[int64(j.ID)].cancelAsked {
 			r.State, finalized = target.Cancelled, wallp(now) // cancelled from outside: not retried
 		} else if j.Attempt < max(j.MaxAttempts, 0) {
 			r.State, r.ScheduledAt = target.Retryable, now+c.q.retryDelay(j.Errors+1)
@@ -217,14 +221,10 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 	if len(want) == 0 {
 		return nil, nil
 	}
-	before, err := c.rescueCounts(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
 	if _, err := c.db.exec().JobRescueMany(ctx, &p); err != nil {
 		return nil, err
 	}
-	after, err := c.rescueCounts(ctx, p.ID)
+	after, err := c.metaOf(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -233,28 +233,41 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		// (river:rescue_count): a row it left (no longer running, or
 		// claimed again since) keeps its count, whatever state it is in.
 		id := int64(want[i].Job)
-		want[i].Applied = after[id] == before[id]+1
+		want[i].Applied = after[id].rescues == before[id].rescues+1
 	}
 	return want, nil
 }
 
-// rescueCounts reads each job's river:rescue_count.
-func (c *conn) rescueCounts(ctx context.Context, ids []int64) (map[int64]int, error) {
+// rowMeta is what durasim reads of a job's metadata around a rescue:
+// whether JobCancel asked its cancel (cancel_attempted_at: River's
+// rescuer cancels such a stuck job rather than retrying it), and River's
+// count of its rescues (river:rescue_count).
+type rowMeta struct {
+	cancelAsked bool
+	rescues     int
+}
+
+// metaOf reads the metadata of the jobs ids (none: no read).
+func (c *conn) metaOf(ctx context.Context, ids []int64) (map[int64]rowMeta, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	rows, err := c.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]int, len(rows))
+	out := make(map[int64]rowMeta, len(rows))
 	for _, r := range rows {
 		var m struct {
-			N int `json:"river:rescue_count"`
+			At string `json:"cancel_attempted_at"`
+			N  int    `json:"river:rescue_count"`
 		}
 		if len(r.Metadata) > 0 {
 			if err := json.Unmarshal(r.Metadata, &m); err != nil {
 				return nil, fmt.Errorf("rivertarget: job %d: metadata: %w", r.ID, err)
 			}
 		}
-		out[r.ID] = m.N
+		out[r.ID] = rowMeta{cancelAsked: m.At != "", rescues: m.N}
 	}
 	return out, nil
 }
