@@ -298,12 +298,34 @@ func TestRiverExceedsMaxAttempts(t *testing.T) {
 	}
 }
 
-var idleSeeds = flag.Uint64("idle.seeds", 40, "seeds TestIdlePollsSkipped runs (the sweep's 2000 to check it whole)")
+var idleSeeds = flag.Uint64("idle.seeds", 40, "seeds TestIdlePollsSkipped, TestIdleSchedulesSkipped and TestIdleStuckSkipped run (the sweep's 2000 to check them whole)")
 
 // A poll the database judges certain to be empty is skipped; run anyway
 // (rivertarget.VerifyIdlePolls) none finds a job, and the traces are the
 // ones the skipping run makes.
 func TestIdlePollsSkipped(t *testing.T) {
+	skipsAgree(t, &rivertarget.VerifyIdlePolls, func(s rivertarget.Skips) int { return s.Polls })
+}
+
+// A scheduler pass the database judges certain to move nothing is
+// skipped; run anyway (rivertarget.VerifyIdleSchedules) none moves a job,
+// and the traces are the ones the skipping run makes.
+func TestIdleSchedulesSkipped(t *testing.T) {
+	skipsAgree(t, &rivertarget.VerifyIdleSchedules, func(s rivertarget.Skips) int { return s.Passes })
+}
+
+// A rescuer's read of stuck jobs the database judges certain to find none
+// is skipped; run anyway (rivertarget.VerifyIdleStuck) none finds a job,
+// and the traces are the ones the skipping run makes.
+func TestIdleStuckSkipped(t *testing.T) {
+	skipsAgree(t, &rivertarget.VerifyIdleStuck, func(s rivertarget.Skips) int { return s.Stuck })
+}
+
+// skipsAgree runs the idle seeds with the skip, then with verify set (the
+// SQL run anyway, a call failed if it found a job), and wants each seed's
+// trace hash, lines and violations the same both ways, and some SQL
+// judged certain (skipped) each way.
+func skipsAgree(t *testing.T, verify *bool, judged func(rivertarget.Skips) int) {
 	q := openRiver(t)
 	cfg := DefaultConfig()
 	n := *idleSeeds
@@ -315,12 +337,19 @@ func TestIdlePollsSkipped(t *testing.T) {
 		res := runSeed(t, q, cfg, seed)
 		skipped[seed] = fmt.Sprintf("%s %d %d", res.HashHex(), res.Lines, len(res.Violations))
 	}
-	rivertarget.VerifyIdlePolls = true
-	defer func() { rivertarget.VerifyIdlePolls = false }()
+	first := judged(q.Skipped())
+	if first == 0 {
+		t.Fatalf("seeds 1..%d: nothing judged certain, so nothing skipped", n)
+	}
+	*verify = true
+	defer func() { *verify = false }()
 	for seed := uint64(1); seed <= n; seed++ {
 		res := runSeed(t, q, cfg, seed)
 		if got := fmt.Sprintf("%s %d %d", res.HashHex(), res.Lines, len(res.Violations)); got != skipped[seed] {
-			t.Errorf("seed %d: polls run: %s, skipped: %s", seed, got, skipped[seed])
+			t.Errorf("seed %d: run: %s, skipped: %s", seed, got, skipped[seed])
 		}
+	}
+	if again := judged(q.Skipped()) - first; again != first {
+		t.Errorf("judged certain: %d skipping, %d verifying; want the same", first, again)
 	}
 }

@@ -18,18 +18,29 @@ import (
 	"github.com/durasim/durasim/target"
 )
 
-// VerifyIdlePolls, set by tests, runs every poll the database judges
+// Set by tests, each runs every query of its kind the database judges
 // certain to find nothing (see idler) anyway, and fails the call if it
-// found a job.
-var VerifyIdlePolls bool
+// found a job: VerifyIdlePolls River's polls, VerifyIdleSchedules its
+// scheduler's passes, VerifyIdleStuck its rescuer's reads of stuck jobs.
+var VerifyIdlePolls, VerifyIdleSchedules, VerifyIdleStuck bool
 
-// idler is a database that can tell, from what River's last empty poll
-// left, that a poll at now is certain to find nothing, and skip its SQL:
-// River's poll changes nothing when it finds nothing, so its answer and
-// the database after it are as if it ran.
+// idler is a database that can tell that River's query k (a poll, a
+// scheduler pass, a read of stuck jobs) at bound (its now, or its stuck
+// horizon) is certain to find nothing, so that its SQL is skipped. Only
+// SQL certain to be a no-op is skipped: each of these changes nothing when
+// it finds nothing, so River's answer and the database after it are as if
+// it ran, and River's code decides all it decides from that answer.
 type idler interface {
-	emptyPoll(ctx context.Context, now time.Time) (bool, error)
-	polledEmpty(ctx context.Context) error
+	certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error)
+}
+
+// certainEmpty is the database's judgement of River's query k at bound
+// (false: the database judges none).
+func (c *conn) certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error) {
+	if idle, ok := c.db.(idler); ok {
+		return idle.certainEmpty(ctx, k, bound)
+	}
+	return false, nil
 }
 
 // conn is one actor's connection. River's executor runs on the queue's
@@ -50,16 +61,12 @@ func (c *conn) Insert(ctx context.Context, now target.Time, r target.InsertReq) 
 
 // Fetch is the producer's fetch: JobGetAvailable for this client.
 func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Job, error) {
-	idle, _ := c.db.(idler)
-	sure := false // the poll is certain to find nothing
-	if idle != nil {
-		var err error
-		if sure, err = idle.emptyPoll(ctx, wall(now)); err != nil {
-			return nil, err
-		}
-		if sure && !VerifyIdlePolls {
-			return []target.Job{}, nil // what River's poll would have returned, having changed nothing
-		}
+	sure, err := c.certainEmpty(ctx, quietPoll, wall(now))
+	if err != nil {
+		return nil, err
+	}
+	if sure && !VerifyIdlePolls {
+		return []target.Job{}, nil // what River's poll would have returned, having changed nothing
 	}
 	res, err := c.db.exec().JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{
 		ClientID: c.actor, MaxAttemptedBy: c.q.cfg.MaxAttemptedBy, MaxToLock: max, Now: wallp(now), Queue: queueName,
@@ -70,11 +77,6 @@ func (c *conn) Fetch(ctx context.Context, now target.Time, max int) ([]target.Jo
 	rows := availableJobs(res)
 	if sure && len(rows) > 0 {
 		return nil, fmt.Errorf("rivertarget: a poll judged certain to be empty found %d jobs", len(rows))
-	}
-	if idle != nil && len(rows) == 0 {
-		if err := idle.polledEmpty(ctx); err != nil {
-			return nil, err
-		}
 	}
 	for _, r := range rows {
 		c.held[r.ID] = r
@@ -97,8 +99,8 @@ func jobsOf(rows []*rivertype.JobRow) ([]target.Job, error) {
 // Report is River's executor and completer working the job this client
 // fetched (rivertest.Worker: the executor's reportResult or reportError,
 // the inline completer's JobSetStateIfRunningMany), its work ending as r
-// says, in one transaction; the row durasim reads before it, in the same
-// transaction, says whether the job was still running.
+// says, in one transaction; the job's state durasim reads before it, in
+// the same transaction, says whether the job was still running.
 func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r target.Report) (target.Reported, error) {
 	held, err := c.holding(j)
 	if err != nil {
@@ -119,7 +121,8 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 			return target.Reported{}, err
 		}
 	}
-	before, err := tx.exec().JobGetByID(ctx, &riverdriver.JobGetByIDParams{ID: held.ID})
+	// durasim's read, of the state alone: River decodes none of the row.
+	before, err := tx.state(ctx, held.ID)
 	if errors.Is(err, rivertype.ErrNotFound) {
 		return target.Reported{}, nil // deleted since its fetch: the completer's update finds no row
 	}
@@ -140,7 +143,7 @@ func (c *conn) Report(ctx context.Context, now target.Time, j target.Job, r targ
 		return target.Reported{}, err
 	}
 	st := states[after.State]
-	return target.Reported{Applied: before.State == rivertype.JobStateRunning, State: st, ScheduledAt: virt(after.ScheduledAt),
+	return target.Reported{Applied: before == rivertype.JobStateRunning, State: st, ScheduledAt: virt(after.ScheduledAt),
 		Attempt: after.Attempt}, nil
 }
 
@@ -156,9 +159,20 @@ func (c *conn) holding(j target.Job) (*rivertype.JobRow, error) {
 // Stuck is the rescuer's first query: running jobs attempted before the
 // stuck horizon.
 func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error) {
-	rows, err := c.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: wall(now - c.q.cfg.RescueAfter)})
+	horizon := wall(now - c.q.cfg.RescueAfter)
+	sure, err := c.certainEmpty(ctx, quietStuck, horizon)
 	if err != nil {
 		return nil, err
+	}
+	if sure && !VerifyIdleStuck {
+		return []target.Job{}, nil // what River's read would have returned
+	}
+	rows, err := c.db.exec().JobGetStuck(ctx, &riverdriver.JobGetStuckParams{Max: 1000, StuckHorizon: horizon})
+	if err != nil {
+		return nil, err
+	}
+	if sure && len(rows) > 0 {
+		return nil, fmt.Errorf("rivertarget: a read of stuck jobs judged certain to find none found %d jobs", len(rows))
 	}
 	return jobsOf(rows)
 }
@@ -169,7 +183,11 @@ func (c *conn) Stuck(ctx context.Context, now target.Time) ([]target.Job, error)
 func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) ([]target.Rescued, error) {
 	p := riverdriver.JobRescueManyParams{StuckHorizon: wall(now - c.q.cfg.RescueAfter)}
 	var want []target.Rescued
-	asked, err := c.stuckCancels(ctx, stuck)
+	ids := make([]int64, len(stuck))
+	for i, j := range stuck {
+		ids[i] = int64(j.ID)
+	}
+	before, err := c.metaOf(ctx, ids) // the cancels asked, and each job's count of rescues before JobRescueMany
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +195,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		// River's makeRetryDecision: the worker's timeout, else the
 		// client's; none (negative) is never rescued, and a job not
 		// timed out yet is left alone. A cancel asked comes first.
-		if timeout := cmp.Or(j.Timeout, c.q.cfg.JobTimeout); !asked[int64(j.ID)] && (timeout < 0 || timeout > 0 && now-j.AttemptedAt < timeout) {
+		if timeout := cmp.Or(j.Timeout, c.q.cfg.JobTimeout); !before[int64(j.ID)].cancelAsked && (timeout < 0 || timeout > 0 && now-j.AttemptedAt < timeout) {
 			continue
 		}
 		errData, err := json.Marshal(rivertype.AttemptError{At: wall(now), Attempt: max(j.Attempt, 0), Error: "Stuck job rescued by JobRescuer"})
@@ -186,7 +204,7 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		}
 		r := target.Rescued{Job: j.ID, State: target.Discarded, ScheduledAt: j.ScheduledAt}
 		var finalized *time.Time
-		if asked[int64(j.ID)] {
+		if before[int64(j.ID)].cancelAsked {
 			r.State, finalized = target.Cancelled, wallp(now) // cancelled from outside: not retried
 		} else if j.Attempt < max(j.MaxAttempts, 0) {
 			r.State, r.ScheduledAt = target.Retryable, now+c.q.retryDelay(j.Errors+1)
@@ -203,14 +221,10 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 	if len(want) == 0 {
 		return nil, nil
 	}
-	before, err := c.rescueCounts(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
 	if _, err := c.db.exec().JobRescueMany(ctx, &p); err != nil {
 		return nil, err
 	}
-	after, err := c.rescueCounts(ctx, p.ID)
+	after, err := c.metaOf(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -219,28 +233,41 @@ func (c *conn) Rescue(ctx context.Context, now target.Time, stuck []target.Job) 
 		// (river:rescue_count): a row it left (no longer running, or
 		// claimed again since) keeps its count, whatever state it is in.
 		id := int64(want[i].Job)
-		want[i].Applied = after[id] == before[id]+1
+		want[i].Applied = after[id].rescues == before[id].rescues+1
 	}
 	return want, nil
 }
 
-// rescueCounts reads each job's river:rescue_count.
-func (c *conn) rescueCounts(ctx context.Context, ids []int64) (map[int64]int, error) {
+// rowMeta is what durasim reads of a job's metadata around a rescue:
+// whether JobCancel asked its cancel (cancel_attempted_at: River's
+// rescuer cancels such a stuck job rather than retrying it), and River's
+// count of its rescues (river:rescue_count).
+type rowMeta struct {
+	cancelAsked bool
+	rescues     int
+}
+
+// metaOf reads the metadata of the jobs ids (none: no read).
+func (c *conn) metaOf(ctx context.Context, ids []int64) (map[int64]rowMeta, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	rows, err := c.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]int, len(rows))
+	out := make(map[int64]rowMeta, len(rows))
 	for _, r := range rows {
 		var m struct {
-			N int `json:"river:rescue_count"`
+			At string `json:"cancel_attempted_at"`
+			N  int    `json:"river:rescue_count"`
 		}
 		if len(r.Metadata) > 0 {
 			if err := json.Unmarshal(r.Metadata, &m); err != nil {
 				return nil, fmt.Errorf("rivertarget: job %d: metadata: %w", r.ID, err)
 			}
 		}
-		out[r.ID] = m.N
+		out[r.ID] = rowMeta{cancelAsked: m.At != "", rescues: m.N}
 	}
 	return out, nil
 }
@@ -259,9 +286,19 @@ func riverState(s target.State) rivertype.JobState {
 
 // Schedule is the job scheduler's pass.
 func (c *conn) Schedule(ctx context.Context, now target.Time) ([]target.Rescued, error) {
+	sure, err := c.certainEmpty(ctx, quietSchedule, wall(now))
+	if err != nil {
+		return nil, err
+	}
+	if sure && !VerifyIdleSchedules {
+		return []target.Rescued{}, nil // what River's pass would have returned, having changed nothing
+	}
 	res, err := c.db.exec().JobSchedule(ctx, &riverdriver.JobScheduleParams{Max: 10_000, Now: wallp(now)})
 	if err != nil {
 		return nil, err
+	}
+	if sure && len(res) > 0 {
+		return nil, fmt.Errorf("rivertarget: a scheduler pass judged certain to move nothing moved %d jobs", len(res))
 	}
 	// The rows come back in no set order (PostgreSQL's UPDATE ... RETURNING
 	// and SQLite's differ): by id, so both databases print one trace.

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/durasim/durasim/target/effectsql"
 )
@@ -45,9 +46,15 @@ type dbTx interface {
 	exec() riverdriver.ExecutorTx
 	// run executes SQL in the transaction and returns the rows affected.
 	run(ctx context.Context, q string, args ...any) (int64, error)
+	// state reads the job's state, durasim's own read (not River's):
+	// rivertype.ErrNotFound when there is no such row.
+	state(ctx context.Context, id int64) (rivertype.JobState, error)
 	commit(ctx context.Context) error
 	rollback(ctx context.Context) error
 }
+
+// stateQuery is durasim's read of a job's state, on either database.
+const stateQuery = "SELECT CAST(state AS text) FROM river_job WHERE id = $1"
 
 // rows is the effects table as read back.
 type rows interface {
@@ -183,6 +190,14 @@ func (t *pgTx) exec() riverdriver.ExecutorTx { return t.ex }
 func (t *pgTx) run(ctx context.Context, q string, args ...any) (int64, error) {
 	tag, err := t.tx.Exec(ctx, q, args...)
 	return tag.RowsAffected(), err
+}
+func (t *pgTx) state(ctx context.Context, id int64) (rivertype.JobState, error) {
+	var st string
+	err := t.tx.QueryRow(ctx, stateQuery, id).Scan(&st)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", rivertype.ErrNotFound
+	}
+	return rivertype.JobState(st), err
 }
 func (t *pgTx) commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
 func (t *pgTx) rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }

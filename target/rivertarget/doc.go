@@ -40,9 +40,14 @@
 // interval ([RiverSchedulerInterval]), so that is the adapter's.
 //
 // durasim adds reads River's client does not make: a report reads the
-// job's row before River's executor runs, in the same transaction
-// (JobGetByID), and a rescue reads each job's river:rescue_count before
-// and after JobRescueMany (JobGetByIDMany), so the history says whether
-// the job took the state.
+// job's state before River's executor runs, in the same transaction (its
+// own SELECT of the state alone), and a rescue reads each job's
+// river:rescue_count before and after JobRescueMany (JobGetByIDMany), so
+// the history says whether the job took the state. On the in-memory SQLite
+// database it also reads, once a row has changed, the earliest time of
+// the rows River's poll, scheduler pass and read of stuck jobs may take:
+// one of those queries certain by them to find nothing is not run, and
+// River's code gets the empty answer its SQL would have given (only SQL
+// certain to be a no-op is skipped; see quiet in sqlite.go).
 // The effects table and the handlers' ledger are durasim's own.
 package rivertarget

@@ -118,38 +118,3 @@ func repeatedKey(err error) bool {
 	}
 	return err != nil && strings.Contains(err.Error(), "unique key appears more than once in batch")
 }
-
-// cancelAsked reports, of the jobs ids, those whose cancel JobCancel
-// asked (cancel_attempted_at in their metadata): River's rescuer cancels
-// such a stuck job rather than retrying it.
-func (c *conn) cancelAsked(ctx context.Context, ids []int64) (map[int64]bool, error) {
-	rows, err := c.db.exec().JobGetByIDMany(ctx, &riverdriver.JobGetByIDManyParams{ID: ids})
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]bool{}
-	for _, r := range rows {
-		var m struct {
-			At string `json:"cancel_attempted_at"`
-		}
-		if len(r.Metadata) > 0 {
-			if err := json.Unmarshal(r.Metadata, &m); err != nil {
-				return nil, fmt.Errorf("rivertarget: job %d: metadata: %w", r.ID, err)
-			}
-		}
-		out[r.ID] = m.At != ""
-	}
-	return out, nil
-}
-
-// stuckCancels is cancelAsked of the stuck jobs (none: no read).
-func (c *conn) stuckCancels(ctx context.Context, stuck []target.Job) (map[int64]bool, error) {
-	if len(stuck) == 0 {
-		return nil, nil
-	}
-	ids := make([]int64, len(stuck))
-	for i, j := range stuck {
-		ids[i] = int64(j.ID)
-	}
-	return c.cancelAsked(ctx, ids)
-}

@@ -108,6 +108,20 @@ func Open(ctx context.Context, backend, url string, cfg Config) (*Queue, error) 
 	return q, nil
 }
 
+// Skips counts River's queries the database judged certain to find
+// nothing and so did not run (run anyway under VerifyIdlePolls,
+// VerifyIdleSchedules and VerifyIdleStuck).
+type Skips struct{ Polls, Passes, Stuck int }
+
+// Skipped is, for tests, the queries skipped so far: none where the
+// database judges none (PostgreSQL, an SQLite file).
+func (q *Queue) Skipped() Skips {
+	if s, ok := q.db.(interface{ skipped() Skips }); ok {
+		return s.skipped()
+	}
+	return Skips{}
+}
+
 func (q *Queue) Name() string    { return "river" }
 func (q *Queue) Backend() string { return q.backend }
 

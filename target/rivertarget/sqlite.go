@@ -5,6 +5,7 @@ package rivertarget
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver riversqlite runs on
 
 	"github.com/durasim/durasim/internal/sqlprep"
@@ -25,76 +27,159 @@ type sqliteDB struct {
 	db     *sql.DB
 	driver *riversqlite.Driver
 	ex     riverdriver.Executor // the driver's executor on db: it keeps no state of a call, so one serves every call
-	idle   idlePoll
+	// quiet is what the database last showed of the rows River's queries
+	// that take rows by a time may take (quietKind).
+	quiet quiet
 	// private: the database is in memory, on its one connection, so
 	// nothing writes it that total_changes() does not count (a file may
-	// have other writers): only then are polls judged.
+	// have other writers): only then are River's queries judged.
 	private bool
+	changes changeCounter
 }
 
-// idlePoll is what River's last empty poll left known: the database's
-// count of rows changed then (SQLite's total_changes() on the one
-// connection: every INSERT, UPDATE and DELETE, rolled back or not, adds
-// the rows it touched), and the earliest scheduled_at of an available job
-// of the queue (none: "", every scheduled_at stored as text). River's
-// poll is an UPDATE whose rows are the available jobs of the queue due at
-// now; an empty one changed nothing. While the count has not moved, the
-// database is as it was, so a poll at a now before that earliest time
-// finds nothing either: its answer is certain without running it.
-type idlePoll struct {
+// quietKind names one of River's queries that take the rows of a set
+// whose time has come: its poll, its scheduler's pass, its rescuer's read
+// of stuck jobs. In riversqlite's SQL:
+//   - JobGetAvailable (quietPoll) is an UPDATE of the rows WHERE priority
+//     >= 0 AND queue = ? AND scheduled_at <= now AND state = 'available'
+//     (no kind filter; LIMIT the fetch's max, never 0);
+//   - JobSchedule (quietSchedule) is a SELECT of the rows WHERE state IN
+//     ('retryable', 'scheduled') AND scheduled_at <= now, then an UPDATE
+//     of each found, in a transaction of its own;
+//   - JobGetStuck (quietStuck) is a SELECT of the rows WHERE state =
+//     'running' AND id > 0 AND attempted_at < the stuck horizon (every id
+//     is above 0: the rows of any id are a superset, whose earliest time
+//     is no later, so judging by them is safe).
+//
+// Each compares a time column of NUMERIC affinity with a text parameter
+// River formats (sqliteTime): a value stored as text is compared as text,
+// byte by byte (BINARY collation), as Go compares strings and as min()
+// orders them; a value stored otherwise is compared otherwise, so a kind
+// whose rows hold one is not judged.
+type quietKind int
+
+const (
+	quietPoll quietKind = iota
+	quietSchedule
+	quietStuck
+	quietKinds
+)
+
+// strict: the query takes a row whose time is before its bound (else at
+// or before it).
+var quietStrict = [quietKinds]bool{quietStuck: true}
+
+// quietRows reads SQLite's count of rows changed (total_changes()) and,
+// for each quietKind, the earliest time of the rows it may take: NULL when
+// there are none, 0 when one of their times is not stored as text. Each
+// is one search of river_job's index on (state, queue, priority,
+// scheduled_at, id), which holds the scheduled_at of the first two.
+const quietRows = `SELECT total_changes(),
+  (SELECT CASE WHEN count(CASE WHEN typeof(scheduled_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(scheduled_at) END
+   FROM river_job WHERE state = 'available' AND queue = ?1 AND priority >= 0),
+  (SELECT CASE WHEN count(CASE WHEN typeof(scheduled_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(scheduled_at) END
+   FROM river_job WHERE state IN ('retryable', 'scheduled')),
+  (SELECT CASE WHEN count(CASE WHEN typeof(attempted_at) <> 'text' THEN 1 END) > 0 THEN 0 ELSE min(attempted_at) END
+   FROM river_job WHERE state = 'running')`
+
+// quiet is what the database last showed of the rows River's queries may
+// take (quietRows): the count of rows changed then (SQLite's
+// total_changes() on the one connection: every INSERT, UPDATE and DELETE,
+// rolled back or not, adds the rows it touched), and for each kind the
+// earliest time of its rows (none: "").
+//
+// If that time is past a query's bound, the query is certain to find
+// nothing; while the count has not moved, the rows are as they were, so
+// they need not be read again. A query that finds nothing changes nothing
+// (an UPDATE of no row, a SELECT), so River's answer (no job) and the
+// database after it are as if its SQL ran: only SQL certain to be a no-op
+// is skipped, and whatever River's code decides from rows it still
+// decides.
+type quiet struct {
 	known   bool
 	changes int64
-	next    string // "": no available job of the queue
-	certain int    // polls judged certain to be empty, for tests
+	next    [quietKinds]string
+	unsure  [quietKinds]bool // a time of the kind's rows not stored as text
+	certain [quietKinds]int  // queries judged certain to find nothing, for tests
 }
 
 // sqliteTime is a time as River's SQLite driver writes and compares it:
-// UTC, to the millisecond, in this layout (text compares as time).
+// UTC, to the millisecond, in the layout "2006-01-02 15:04:05.000" (text
+// compares as time), written out digit by digit (Format's cost was 1% of
+// a seed); a year Format would not write in four digits goes through
+// Format.
 func sqliteTime(t time.Time) string {
-	return t.UTC().Round(time.Millisecond).Format("2006-01-02 15:04:05.000")
+	t = t.UTC().Round(time.Millisecond)
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format("2006-01-02 15:04:05.000")
+	}
+	h, mi, sec := t.Clock()
+	var b [23]byte
+	put := func(at, v, n int) {
+		for i := at + n - 1; i >= at; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, int(mo), 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = ' '
+	put(11, h, 2)
+	b[13] = ':'
+	put(14, mi, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	b[19] = '.'
+	put(20, t.Nanosecond()/int(time.Millisecond), 3)
+	return string(b[:])
 }
 
-// emptyPoll says whether River's poll at now is certain to find no job
-// (see idlePoll); false when unsure. verify runs the poll anyway.
-func (s *sqliteDB) emptyPoll(ctx context.Context, now time.Time) (bool, error) {
-	if !s.private || !s.idle.known {
+// certainEmpty says whether River's query k at bound is certain to find
+// nothing (see quiet); false when unsure.
+func (s *sqliteDB) certainEmpty(ctx context.Context, k quietKind, bound time.Time) (bool, error) {
+	if !s.private {
 		return false, nil
 	}
-	var changes int64
-	if err := s.db.QueryRowContext(ctx, "SELECT total_changes()").Scan(&changes); err != nil {
-		return false, err
+	q := &s.quiet
+	if q.known {
+		changes, err := s.changes.total(ctx, s.db)
+		if err != nil {
+			return false, err
+		}
+		q.known = changes == q.changes
 	}
-	if changes != s.idle.changes {
-		s.idle.known = false
-		return false, nil
+	if !q.known {
+		var next [quietKinds]any
+		if err := s.db.QueryRowContext(ctx, quietRows, queueName).Scan(&q.changes, &next[quietPoll], &next[quietSchedule], &next[quietStuck]); err != nil {
+			return false, err
+		}
+		for i, v := range next {
+			// text: the earliest time; NULL: no row; 0: a time not text
+			t, ok := v.(string)
+			q.next[i], q.unsure[i] = t, !ok && v != nil
+		}
+		q.known = true
 	}
-	if s.idle.next != "" && sqliteTime(now) >= s.idle.next {
-		return false, nil
+	if q.unsure[k] {
+		return false, nil // a time not stored as River's text
 	}
-	s.idle.certain++
+	if b := sqliteTime(bound); q.next[k] != "" && (q.next[k] < b || !quietStrict[k] && q.next[k] == b) {
+		return false, nil // a row's time has come
+	}
+	q.certain[k]++
 	return true, nil
 }
 
-// polledEmpty records the state a poll that found nothing left.
-func (s *sqliteDB) polledEmpty(ctx context.Context) error {
-	s.idle.known = false
-	if !s.private {
-		return nil
-	}
-	certain := s.idle.certain
-	var changes int64
-	var next sql.NullString
-	var other int64
-	err := s.db.QueryRowContext(ctx, `SELECT total_changes(), min(scheduled_at), count(*) - count(CASE WHEN typeof(scheduled_at) = 'text' THEN 1 END)
-FROM river_job WHERE priority >= 0 AND queue = ? AND state = 'available'`, queueName).Scan(&changes, &next, &other)
-	if err != nil {
-		return err
-	}
-	if other > 0 {
-		return nil // a time not stored as River's text: unsure
-	}
-	s.idle = idlePoll{known: true, changes: changes, next: next.String, certain: certain}
-	return nil
+// skipped is how many of River's polls, scheduler passes and reads of
+// stuck jobs the database judged certain to find nothing (see quiet),
+// verified ones included.
+func (s *sqliteDB) skipped() Skips {
+	c := s.quiet.certain
+	return Skips{Polls: c[quietPoll], Passes: c[quietSchedule], Stuck: c[quietStuck]}
 }
 
 func openSQLite(ctx context.Context, url string) (*sqliteDB, error) {
@@ -186,7 +271,10 @@ func (s *sqliteDB) reset(ctx context.Context) error {
 	return nil
 }
 
-func (s *sqliteDB) close() error { return s.db.Close() }
+func (s *sqliteDB) close() error {
+	s.changes.close()
+	return s.db.Close()
+}
 
 type sqliteTx struct {
 	tx *sql.Tx
@@ -200,6 +288,14 @@ func (t *sqliteTx) run(ctx context.Context, q string, args ...any) (int64, error
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+func (t *sqliteTx) state(ctx context.Context, id int64) (rivertype.JobState, error) {
+	var st string
+	err := t.tx.QueryRowContext(ctx, stateQuery, id).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", rivertype.ErrNotFound
+	}
+	return rivertype.JobState(st), err
 }
 func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
