@@ -19,6 +19,9 @@ type conn struct {
 	tick     uint64   // a use's number, for least-recently-used eviction
 	stats    Stats
 	closed   bool
+	// uninterrupted: statements get their context without its
+	// cancellation (UninterruptedStatements).
+	uninterrupted bool
 }
 
 // entry is one cached statement.
@@ -104,7 +107,16 @@ func (c *conn) evict() bool {
 	return true
 }
 
+// run is the context a statement runs under.
+func (c *conn) run(ctx context.Context) context.Context {
+	if c.uninterrupted {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = c.run(ctx)
 	e, err := c.statement(ctx, query)
 	if err != nil {
 		return nil, err
@@ -125,6 +137,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ctx = c.run(ctx)
 	e, err := c.statement(ctx, query)
 	if err != nil {
 		return nil, err
@@ -151,6 +164,7 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 func (c *conn) Prepare(query string) (driver.Stmt, error) { return c.c.Prepare(query) }
 
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	ctx = c.run(ctx) // the driver may keep it for the commit
 	if bc, ok := c.c.(driver.ConnBeginTx); ok {
 		return bc.BeginTx(ctx, opts)
 	}

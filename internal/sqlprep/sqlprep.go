@@ -12,9 +12,23 @@ import (
 // the number of SQL texts River's driver issues in a sweep.
 const DefaultCapacity = 128
 
+// Option changes how the wrapped connections run statements.
+type Option func(*connector)
+
+// UninterruptedStatements runs every statement, once started, to its end:
+// the driver is given the call's context without its cancellation
+// (context.WithoutCancel). database/sql still refuses a call whose context
+// is already done before it reaches the driver; what goes is only the
+// interrupt of a statement under way, and with it the goroutine
+// modernc.org/sqlite starts for every statement on a cancellable context
+// to watch for one (about a fifth of a River seed's goroutines). For a
+// single process whose statements take microseconds, as the deterministic
+// target sweeps are, nothing is lost.
+func UninterruptedStatements() Option { return func(c *connector) { c.uninterrupted = true } }
+
 // Open opens a *sql.DB on the registered driver driverName whose
 // connections cache up to capacity prepared statements each (at least 1).
-func Open(driverName, dsn string, capacity int) (*sql.DB, error) {
+func Open(driverName, dsn string, capacity int, opts ...Option) (*sql.DB, error) {
 	probe, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -29,7 +43,7 @@ func Open(driverName, dsn string, capacity int) (*sql.DB, error) {
 	} else {
 		base = dsnConnector{drv: drv, dsn: dsn}
 	}
-	c, err := NewConnector(base, capacity)
+	c, err := NewConnector(base, capacity, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -38,16 +52,21 @@ func Open(driverName, dsn string, capacity int) (*sql.DB, error) {
 
 // NewConnector wraps base: each connection it opens caches up to capacity
 // prepared statements.
-func NewConnector(base driver.Connector, capacity int) (driver.Connector, error) {
+func NewConnector(base driver.Connector, capacity int, opts ...Option) (driver.Connector, error) {
 	if capacity < 1 {
 		return nil, fmt.Errorf("sqlprep: capacity must be at least 1, got %d", capacity)
 	}
-	return &connector{base: base, capacity: capacity}, nil
+	c := &connector{base: base, capacity: capacity}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
 
 type connector struct {
-	base     driver.Connector
-	capacity int
+	base          driver.Connector
+	capacity      int
+	uninterrupted bool
 }
 
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -55,7 +74,9 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConn(dc, c.capacity), nil
+	cn := newConn(dc, c.capacity)
+	cn.uninterrupted = c.uninterrupted
+	return cn, nil
 }
 
 func (c *connector) Driver() driver.Driver { return c.base.Driver() }

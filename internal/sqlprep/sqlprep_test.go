@@ -14,8 +14,9 @@ import (
 // fakeDriver is a driver whose statements answer a query with the
 // query's text and arguments, and which counts what it prepared.
 type fakeDriver struct {
-	prepared []string
-	closed   []string
+	prepared    []string
+	closed      []string
+	cancellable []bool // per statement run: could its context be cancelled?
 }
 
 func (d *fakeDriver) Open(string) (driver.Conn, error) { return &fakeConn{d: d}, nil }
@@ -53,10 +54,12 @@ func (s *fakeStmt) Exec([]driver.Value) (driver.Result, error) {
 func (s *fakeStmt) Query([]driver.Value) (driver.Rows, error) {
 	return nil, errors.New("the cache must use QueryContext")
 }
-func (s *fakeStmt) ExecContext(_ context.Context, args []driver.NamedValue) (driver.Result, error) {
+func (s *fakeStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.d.cancellable = append(s.d.cancellable, ctx.Done() != nil)
 	return driver.RowsAffected(len(args)), nil
 }
-func (s *fakeStmt) QueryContext(_ context.Context, args []driver.NamedValue) (driver.Rows, error) {
+func (s *fakeStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.d.cancellable = append(s.d.cancellable, ctx.Done() != nil)
 	out := []string{s.q}
 	for _, a := range args {
 		out = append(out, fmt.Sprint(a.Value))
@@ -76,10 +79,10 @@ func (r *fakeRows) Next(dest []driver.Value) error {
 	return nil
 }
 
-func openFake(t *testing.T, capacity int) (*sql.DB, *fakeDriver) {
+func openFake(t *testing.T, capacity int, opts ...Option) (*sql.DB, *fakeDriver) {
 	t.Helper()
 	d := &fakeDriver{}
-	c, err := NewConnector(dsnConnector{drv: d}, capacity)
+	c, err := NewConnector(dsnConnector{drv: d}, capacity, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,5 +263,29 @@ func TestUnwrap(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A statement gets its caller's cancellable context, unless the
+// connections run statements uninterrupted; either way database/sql
+// refuses a call whose context is already done.
+func TestUninterruptedStatements(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want bool // the driver saw a cancellable context
+	}{{nil, true}, {[]Option{UninterruptedStatements()}, false}} {
+		db, d := openFake(t, 4, tc.opts...)
+		ctx, cancel := context.WithCancel(context.Background())
+		read(t)(db.QueryContext(ctx, "SELECT ?", 1))
+		if _, err := db.ExecContext(ctx, "UPDATE ?", 2); err != nil {
+			t.Fatal(err)
+		}
+		if want := []bool{tc.want, tc.want}; !slices.Equal(d.cancellable, want) {
+			t.Errorf("options %d: the driver's contexts cancellable %v, want %v", len(tc.opts), d.cancellable, want)
+		}
+		cancel()
+		if _, err := db.ExecContext(ctx, "UPDATE ?", 3); !errors.Is(err, context.Canceled) {
+			t.Errorf("options %d: a call on a done context gave %v, want context.Canceled", len(tc.opts), err)
+		}
 	}
 }
