@@ -212,7 +212,9 @@ func (s *Suite) Record(e *model.Event) {
 	}
 	if j != nil {
 		j.advance(e)
-		if e.OK && j.enqueued { // (requeue's own guard, without the call)
+		// (requeue's own guard, without the call: it acts on the kinds
+		// that make a job ready and on a job that just ended.)
+		if e.OK && j.enqueued && (requeueKinds&(1<<e.Kind) != 0 || j.state.Terminal()) {
 			s.requeue(e, j)
 		}
 	}
@@ -221,6 +223,9 @@ func (s *Suite) Record(e *model.Event) {
 		s.g.prev = prevEvent{seq: e.Seq, kind: e.Kind, actor: e.Actor, job: e.Job, code: e.Code}
 	}
 }
+
+// requeueKinds are the kinds of event requeue makes a job ready at.
+const requeueKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvRetry | 1<<model.EvRedrive
 
 // observe hands the event to the checkers that look at its kind, before
 // the job's lifecycle moves on.
