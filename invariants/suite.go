@@ -214,7 +214,7 @@ func (s *Suite) Record(e *model.Event) {
 		j.advance(e)
 		// (requeue's own guard, without the call: it acts on the kinds
 		// that make a job ready and on a job that just ended.)
-		if e.OK && j.enqueued && (requeueKinds&(1<<e.Kind) != 0 || j.state.Terminal()) {
+		if e.OK && j.enqueued && (requeueKinds&e.Kind.Bit() != 0 || j.state.Terminal()) {
 			s.requeue(e, j)
 		}
 	}

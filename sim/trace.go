@@ -215,9 +215,9 @@ func tailWord(s string) uint64 {
 func (r *recorder) Record(e *model.Event) {
 	r.Add(e)
 	if e.OK {
-		r.kinds[1] |= 1 << e.Kind
+		r.kinds[1] |= e.Kind.Bit()
 	} else {
-		r.kinds[0] |= 1 << e.Kind
+		r.kinds[0] |= e.Kind.Bit()
 	}
 	if r.keep {
 		r.trace = append(r.trace, string(r.Line(e)))
