@@ -214,14 +214,9 @@ func tailWord(s string) uint64 {
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
 	r.Add(e)
-	if e.OK {
-		r.kinds[1] |= e.Kind.Bit()
-	} else {
-		r.kinds[0] |= e.Kind.Bit()
-	}
+	r.kinds[b2i(e.OK)] |= e.Kind.Bit()
 	if r.keep {
-		r.trace = append(r.trace, string(r.Line(e)))
-		r.history = append(r.history, *e)
+		r.keepEvent(e)
 	}
 	r.suite.Record(e)
 	r.metrics.observe(e)
@@ -229,6 +224,13 @@ func (r *recorder) Record(e *model.Event) {
 	if r.backend != nil {
 		r.backend.observe(e)
 	}
+}
+
+// keepEvent keeps e's trace line and a copy of e (out of line: most runs
+// keep neither).
+func (r *recorder) keepEvent(e *model.Event) {
+	r.trace = append(r.trace, string(r.Line(e)))
+	r.history = append(r.history, *e)
 }
 
 // appendLine is the stable trace form: "t=12.5ms #7 lease w1 j3 ...".
