@@ -39,6 +39,7 @@ type Suite struct {
 	readyQ      readyQueue          // the oracle's own ready queue (queue order)
 	orderedHead model.JobID         // the oldest job an ordered queue may still hold
 	texts       map[string]struct{} // dlq-hygiene: every distinct event text, judged once
+	textSlots   [16]string          // texts noted lately, by where their bytes lie (noteText)
 	others      map[string]struct{} // dlq-hygiene: keys and tenants of events that are not their job's
 	leaked      map[string]bool     // dlq-hygiene: event strings already reported as they came
 	excerpts    excerptIndex        // dlq-hygiene: the secrets' windows
@@ -98,6 +99,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.rows = reuse.Slice(s.rows)
 	s.readyQ.items, s.orderedHead = s.readyQ.items[:0], 0
 	s.texts = reuse.Map(s.texts)
+	s.textSlots = [len(s.textSlots)]string{} // (a seed's texts are new)
 	s.others = reuse.Map(s.others)
 	s.leaked = reuse.Map(s.leaked)
 	s.excerptHits = reuse.Slice(s.excerptHits)
