@@ -230,7 +230,8 @@ func (s *Suite) Record(e *model.Event) {
 const requeueKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvRetry | 1<<model.EvRedrive
 
 // observe hands the event to the checkers that look at its kind, before
-// the job's lifecycle moves on.
+// the job's lifecycle moves on (one switch: the outbox, broker and
+// workflow events, most of a run's, take no second call to dispatch).
 func (s *Suite) observe(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvEnqueue:
@@ -292,15 +293,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		if e.OK {
 			s.cancelPolicy(e, j)
 		}
-	default:
-		s.observeMore(e, j)
-	}
-}
-
-// observeMore is observe for the outbox, broker, consumer, DLQ, operator
-// and simulation events.
-func (s *Suite) observeMore(e *model.Event, j *job) {
-	switch e.Kind {
+	// The outbox, broker, consumer, DLQ, operator and simulation events.
 	case model.EvCommit:
 		s.effectInTime(e, j)
 		s.commit(e)
