@@ -39,6 +39,7 @@ type Suite struct {
 	readyQ      readyQueue          // the oracle's own ready queue (queue order)
 	orderedHead model.JobID         // the oldest job an ordered queue may still hold
 	texts       map[string]struct{} // dlq-hygiene: every distinct event text, judged once
+	textSlots   [16]string          // texts noted lately, by where their bytes lie (noteText)
 	others      map[string]struct{} // dlq-hygiene: keys and tenants of events that are not their job's
 	leaked      map[string]bool     // dlq-hygiene: event strings already reported as they came
 	excerpts    excerptIndex        // dlq-hygiene: the secrets' windows
@@ -98,6 +99,7 @@ func (s *Suite) Reset(cfg Config) {
 	s.rows = reuse.Slice(s.rows)
 	s.readyQ.items, s.orderedHead = s.readyQ.items[:0], 0
 	s.texts = reuse.Map(s.texts)
+	s.textSlots = [len(s.textSlots)]string{} // (a seed's texts are new)
 	s.others = reuse.Map(s.others)
 	s.leaked = reuse.Map(s.leaked)
 	s.excerptHits = reuse.Slice(s.excerptHits)
@@ -212,7 +214,9 @@ func (s *Suite) Record(e *model.Event) {
 	}
 	if j != nil {
 		j.advance(e)
-		if e.OK && j.enqueued { // (requeue's own guard, without the call)
+		// (requeue's own guard, without the call: it acts on the kinds
+		// that make a job ready and on a job that just ended.)
+		if e.OK && j.enqueued && (requeueKinds&e.Kind.Bit() != 0 || j.state.Terminal()) {
 			s.requeue(e, j)
 		}
 	}
@@ -222,8 +226,12 @@ func (s *Suite) Record(e *model.Event) {
 	}
 }
 
+// requeueKinds are the kinds of event requeue makes a job ready at.
+const requeueKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvRetry | 1<<model.EvRedrive
+
 // observe hands the event to the checkers that look at its kind, before
-// the job's lifecycle moves on.
+// the job's lifecycle moves on (one switch: the outbox, broker and
+// workflow events, most of a run's, take no second call to dispatch).
 func (s *Suite) observe(e *model.Event, j *job) {
 	switch e.Kind {
 	case model.EvEnqueue:
@@ -285,15 +293,7 @@ func (s *Suite) observe(e *model.Event, j *job) {
 		if e.OK {
 			s.cancelPolicy(e, j)
 		}
-	default:
-		s.observeMore(e, j)
-	}
-}
-
-// observeMore is observe for the outbox, broker, consumer, DLQ, operator
-// and simulation events.
-func (s *Suite) observeMore(e *model.Event, j *job) {
-	switch e.Kind {
+	// The outbox, broker, consumer, DLQ, operator and simulation events.
 	case model.EvCommit:
 		s.effectInTime(e, j)
 		s.commit(e)

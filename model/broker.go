@@ -31,8 +31,9 @@ func (s *System) Publish(actor Actor, id EventID) int64 {
 	msg := int64(s.broker.msgs.len())
 	e := s.event(EvPublish, actor)
 	e.EventID, e.N, e.OK = id, msg, true
-	if row, ok := s.Row(id); ok {
-		e.Job, e.Key, e.Tenant, e.Stage, e.HasStage = row.Job, row.Key, row.Tenant, row.Stage, true
+	if id >= 1 && int(id) <= s.outbox.rows.len() { // (the row's fields read in place, not copied out)
+		r := s.outbox.rows.at(int(id - 1))
+		e.Job, e.Key, e.Tenant, e.Stage, e.HasStage = r.job, r.key, s.outbox.tenants[r.tenant], r.stage, true
 	}
 	s.emit(e)
 	return msg
@@ -146,8 +147,8 @@ func (s *System) Effects() []Effect {
 func (s *System) AppendEffects(dst []Effect) []Effect {
 	for i := range s.consumer.effects.len() {
 		r := s.consumer.effects.at(i)
-		row := s.outbox.row(r.event)
-		dst = append(dst, Effect{EventID: r.event, Key: row.Key, Stage: row.Stage, Tenant: row.Tenant, Job: row.Job, At: r.at})
+		row := s.outbox.rows.at(int(r.event - 1)) // (read in place)
+		dst = append(dst, Effect{EventID: r.event, Key: row.key, Stage: row.stage, Tenant: s.outbox.tenants[row.tenant], Job: row.job, At: r.at})
 	}
 	return dst
 }

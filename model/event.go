@@ -67,6 +67,14 @@ var eventKindNames = [eventKindCount]string{
 
 func (k EventKind) String() string { return enumName(eventKindNames[:], k, "kind") }
 
+// Bit is k's bit in a set of kinds (a uint64: there are fewer than 64
+// kinds). The mask tells the compiler so, which spares the shift its
+// test for a count past 63.
+func (k EventKind) Bit() uint64 { return 1 << (k & 63) }
+
+// The kinds fit a uint64 set (Bit).
+var _ [64 - eventKindCount]struct{}
+
 // Event is one entry of a run's history. Fields that do not apply to a kind
 // are zero and are not printed. Events are passed by pointer to the
 // [Recorder] and must be copied if kept.

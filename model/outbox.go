@@ -287,14 +287,24 @@ func (s *System) PendingRows() int { return s.outbox.pending }
 // NextUnpublished returns the oldest row not yet marked published: the
 // relay's next row.
 func (s *System) NextUnpublished() (OutboxRow, bool) {
+	id, ok := s.NextUnpublishedID()
+	if !ok {
+		return OutboxRow{}, false
+	}
+	return s.outbox.row(id), true
+}
+
+// NextUnpublishedID is the event id of NextUnpublished's row, without the
+// row (the relay reads it when it takes each step).
+func (s *System) NextUnpublishedID() (EventID, bool) {
 	o := &s.outbox
 	for o.cursor < o.rows.len() && o.rows.at(o.cursor).published {
 		o.cursor++
 	}
 	if o.cursor == o.rows.len() {
-		return OutboxRow{}, false
+		return 0, false
 	}
-	return o.row(EventID(o.cursor + 1)), true
+	return EventID(o.cursor + 1), true
 }
 
 // MarkPublished marks the row published (the relay's second step).

@@ -97,7 +97,7 @@ const metricKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvExtract |
 	1<<model.EvBreaker
 
 func (r *metricsRecorder) observe(e *model.Event) {
-	if metricKinds&(1<<e.Kind) != 0 || e.Code == model.CodeStaleFence {
+	if metricKinds&e.Kind.Bit() != 0 || e.Code == model.CodeStaleFence {
 		r.count(e)
 	}
 }

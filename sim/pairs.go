@@ -148,13 +148,13 @@ const (
 // observe notes what e shows. (The test inlines into the recorder: most
 // events need no call.)
 func (t *pairTracker) observe(e *model.Event) {
-	if (followKinds|faultKinds|rareKinds)&(1<<e.Kind) != 0 {
+	if (followKinds|faultKinds|rareKinds)&e.Kind.Bit() != 0 {
 		t.observeRead(e)
 	}
 }
 
 func (t *pairTracker) observeRead(e *model.Event) {
-	bit := uint64(1) << e.Kind
+	bit := e.Kind.Bit()
 	if bit&followKinds != 0 {
 		t.follow(e)
 	}

@@ -42,12 +42,12 @@ func (r *run) relayWake(token int64) {
 	r.relay.parked = false
 	if r.relay.row == 0 {
 		r.retention()
-		row, ok := r.sys.NextUnpublished()
+		row, ok := r.sys.NextUnpublishedID()
 		if !ok {
 			r.relayIdle()
 			return
 		}
-		r.relay.row, r.relay.step = row.EventID, 0
+		r.relay.row, r.relay.step = row, 0
 	}
 	steps := r.design.Relay
 	r.relayStep(steps[r.relay.step])

@@ -95,15 +95,29 @@ func hashEvent(h uint64, e *model.Event, strs *stringHashes) uint64 {
 	a = mix(a, uint64(e.N))
 	b = mix(b, uint64(e.N2))
 	a = mix(a, uint64(uint32(e.Payload))) // what the line shows
+	// (Most events carry an empty string or two, and the very strings
+	// their slots hold: a test inline, and no call.)
 	ht, hk, hx := emptyStringHash, emptyStringHash, emptyStringHash
-	if e.Tenant != "" { // (most events carry an empty string or two: no call)
-		ht = strs.of(e.Tenant)
+	if e.Tenant != "" {
+		if slot := strs.slot(e.Tenant); slot.holds(e.Tenant) {
+			ht = slot.h
+		} else {
+			ht = slot.fill(e.Tenant)
+		}
 	}
 	if e.Key != "" {
-		hk = strs.of(e.Key)
+		if slot := strs.slot(e.Key); slot.holds(e.Key) {
+			hk = slot.h
+		} else {
+			hk = slot.fill(e.Key)
+		}
 	}
 	if e.Text != "" {
-		hx = strs.of(e.Text)
+		if slot := strs.slot(e.Text); slot.holds(e.Text) {
+			hx = slot.h
+		} else {
+			hx = slot.fill(e.Text)
+		}
 	}
 	a = mix(a, ht)
 	b = mix(b, hk)
@@ -127,18 +141,22 @@ type stringHash struct {
 	h uint64
 }
 
-// of returns hashString(stringSeed, s), s not empty. The common case, the
-// very string a slot holds, compares two pointers and two lengths.
-func (c *stringHashes) of(s string) uint64 {
-	p := unsafe.StringData(s)
-	slot := &c.slots[(uintptr(unsafe.Pointer(p))>>4^uintptr(len(s)))%uintptr(len(c.slots))]
-	if unsafe.StringData(slot.s) == p && len(slot.s) == len(s) {
-		return slot.h
-	}
-	return slot.fill(s)
+// slot is where s's hash is kept, by where its bytes lie: the slot
+// holds s itself (its hash), or fill makes it s's, returning
+// hashString(stringSeed, s) (s not empty).
+func (c *stringHashes) slot(s string) *stringHash {
+	return &c.slots[(uintptr(unsafe.Pointer(unsafe.StringData(s)))>>4^uintptr(len(s)))%uintptr(len(c.slots))]
+}
+
+// holds says whether the slot holds s itself (not merely equal bytes).
+func (slot *stringHash) holds(s string) bool {
+	return unsafe.StringData(slot.s) == unsafe.StringData(s) && len(slot.s) == len(s)
 }
 
 // fill makes the slot s's, hashing s unless the slot holds its bytes.
+// (Out of line: the common case, holds, inlines into hashEvent.)
+//
+//go:noinline
 func (slot *stringHash) fill(s string) uint64 {
 	if slot.s != s {
 		slot.h = hashString(stringSeed, s)
@@ -196,14 +214,9 @@ func tailWord(s string) uint64 {
 // Record implements model.Recorder.
 func (r *recorder) Record(e *model.Event) {
 	r.Add(e)
-	if e.OK {
-		r.kinds[1] |= 1 << e.Kind
-	} else {
-		r.kinds[0] |= 1 << e.Kind
-	}
+	r.kinds[b2i(e.OK)] |= e.Kind.Bit()
 	if r.keep {
-		r.trace = append(r.trace, string(r.Line(e)))
-		r.history = append(r.history, *e)
+		r.keepEvent(e)
 	}
 	r.suite.Record(e)
 	r.metrics.observe(e)
@@ -211,6 +224,13 @@ func (r *recorder) Record(e *model.Event) {
 	if r.backend != nil {
 		r.backend.observe(e)
 	}
+}
+
+// keepEvent keeps e's trace line and a copy of e (out of line: most runs
+// keep neither).
+func (r *recorder) keepEvent(e *model.Event) {
+	r.trace = append(r.trace, string(r.Line(e)))
+	r.history = append(r.history, *e)
 }
 
 // appendLine is the stable trace form: "t=12.5ms #7 lease w1 j3 ...".
