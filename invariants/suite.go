@@ -226,7 +226,8 @@ func (s *Suite) Record(e *model.Event) {
 	}
 }
 
-// requeueKinds are the kinds of event requeue makes a job ready at.
+// requeueKinds are the kinds of event requeue makes a job ready at
+// (TestRequeueKindsMatchRequeue holds it to requeue's switch).
 const requeueKinds = 1<<model.EvEnqueue | 1<<model.EvLease | 1<<model.EvRetry | 1<<model.EvRedrive
 
 // observe hands the event to the checkers that look at its kind, before
