@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"github.com/durasim/durasim/internal/reuse"
 	"github.com/durasim/durasim/model"
 	"github.com/durasim/durasim/scheduler"
 )
@@ -22,8 +23,16 @@ type counters struct {
 	commits   int32
 }
 
-func newCounters(boundaries int) counters {
-	return counters{global: make([]int32, boundaries), perWorker: make([][]int32, boundaries)}
+// reset returns c zeroed for boundaries, on c's storage.
+func (c *counters) reset(boundaries int) counters {
+	perWorker := c.perWorker[:cap(c.perWorker)]
+	for i := range perWorker {
+		clear(perWorker[i]) // (the workers' counts stay, at zero)
+	}
+	if len(perWorker) < boundaries {
+		perWorker = make([][]int32, boundaries)
+	}
+	return counters{global: reuse.Resized(c.global, boundaries), perWorker: perWorker[:boundaries]}
 }
 
 // cross counts one crossing of b and returns the global count and, for

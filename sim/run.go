@@ -294,7 +294,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sys.Reset(cfg.Model, r.design, env)
 	}
-	r.inj = r.newInjector()
+	r.inj = r.newInjector(old.inj)
 	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
 	r.resetWorkflows(&old.wf)
@@ -328,7 +328,8 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 	return s
 }
 
-func (r *run) newInjector() *faults.Injector {
+// newInjector is the seed's injector: old reset when there is one.
+func (r *run) newInjector(old *faults.Injector) *faults.Injector {
 	fr := r.faultRand
 	if r.cfg.Swarm {
 		// 429 bursts land while documents arrive and are worked on, not in
@@ -342,7 +343,11 @@ func (r *run) newInjector() *faults.Injector {
 			stallingSwarm(r.swarm)
 		}
 	}
-	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
+	if old == nil {
+		return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
+	}
+	old.Reset(r.cfg.Plan, r.swarm, fr)
+	return old
 }
 
 // crossing is every actor's passage through a named boundary: counted,
