@@ -103,7 +103,7 @@ func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc, texts *textArena)
 		d := &docs[i]
 		d.Index = int32(i + 1)
 		d.Tenant = tenantNames[i%int(cfg.Tenants)]
-		d.ID = "d" + strconv.Itoa(i/int(cfg.Tenants)+1)
+		d.ID = docID(i/int(cfg.Tenants) + 1)
 		d.Version = 1
 		if cfg.EdgeVersions && i%8 == 5 {
 			d.Version = math.MaxInt32
@@ -128,16 +128,43 @@ func makeWorkload(r *scheduler.Stream, cfg Config, docs []Doc, texts *textArena)
 	return docs
 }
 
-// appendCPF writes n as a CPF number: nine digits as ddd.ddd.ddd, then a
-// dash, the first digit of n%97 and a zero.
+// docIDs are the ids of a small workload's documents, spelled once (an id
+// recurs in every tenant and every seed).
+var docIDs = func() (ids [64]string) {
+	for i := range ids {
+		ids[i] = "d" + strconv.Itoa(i+1)
+	}
+	return ids
+}()
+
+// docID is document id n: "d" and n.
+func docID(n int) string {
+	if n <= len(docIDs) {
+		return docIDs[n-1]
+	}
+	return "d" + strconv.Itoa(n)
+}
+
+// appendCPF writes n (0 <= n < 10⁹) as a CPF number: nine digits as
+// ddd.ddd.ddd, then a dash, the first digit of n%97 and a zero. (Digit by
+// digit into a fixed array: the workload builds one per document per seed.)
 func appendCPF(b []byte, n int64) []byte {
-	var nine [10]byte
-	s := strconv.AppendInt(nine[:0], n+1_000_000_000, 10)[1:]
-	b = append(append(b, s[0:3]...), '.')
-	b = append(append(b, s[3:6]...), '.')
-	b = append(append(b, s[6:9]...), '-')
-	var check [2]byte
-	return append(append(b, strconv.AppendInt(check[:0], n%97, 10)[0]), '0')
+	var cpf [14]byte
+	v := uint64(n)
+	for i := 10; i >= 0; i-- {
+		if i == 3 || i == 7 {
+			cpf[i] = '.'
+			continue
+		}
+		cpf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	check := n % 97
+	for check >= 10 {
+		check /= 10
+	}
+	cpf[11], cpf[12], cpf[13] = '-', byte('0'+check), '0'
+	return append(b, cpf[:]...)
 }
 
 // FNV-1a's parameters.

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -43,6 +45,24 @@ func TestKeptTextsAreTheSecrets(t *testing.T) {
 					t.Fatalf("seed %d only %v: secret %d kept as %q, built as %q", seed, only, i, a, b)
 				}
 			}
+		}
+	}
+}
+
+// TestAppendCPFSpelling checks the digit-by-digit CPF against its
+// definition: n's nine digits (zero-padded) as ddd.ddd.ddd, a dash, the
+// first digit of n%97 and a zero.
+func TestAppendCPFSpelling(t *testing.T) {
+	for _, n := range []int64{0, 7, 96, 97, 9_999, 123_456_789, 500_000_096, 999_999_999} {
+		s := fmt.Sprintf("%09d", n)
+		want := s[0:3] + "." + s[3:6] + "." + s[6:9] + "-" + strconv.FormatInt(n%97, 10)[:1] + "0"
+		if got := string(appendCPF([]byte("x"), n)); got != "x"+want {
+			t.Errorf("appendCPF(%d) = %q, want %q", n, got, "x"+want)
+		}
+	}
+	for _, n := range []int{1, 9, 10, 64, 65, 1000} {
+		if got := docID(n); got != "d"+strconv.Itoa(n) {
+			t.Errorf("docID(%d) = %q", n, got)
 		}
 	}
 }
