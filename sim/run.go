@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/durasim/durasim/faults"
@@ -131,6 +132,7 @@ type run struct {
 	lastArrival   model.Time
 	quiescent     bool
 	texts         textArena  // the workload's texts, when it is small
+	secrets       docSecrets // the workload as the suite's SecretSource
 	drainBy       model.Time // the quiescence phase ends here, drained or not
 	nextSample    model.Time // the next tick boundary at which to sample the queue depth
 	drained       bool
@@ -269,7 +271,8 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sched.Reset(r.tie, r)
 	}
-	icfg := invariants.Config{Model: cfg.Model, SecretSource: docSecrets{docs: r.docs, texts: &r.texts}, Clients: int32(len(r.docs))}
+	r.secrets = docSecrets{docs: r.docs, texts: &r.texts} // (the run's: an interface of a new value allocates it)
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: &r.secrets, Clients: int32(len(r.docs))}
 	if r.suite = old.suite; r.suite == nil {
 		r.suite = invariants.NewSuite(icfg)
 	} else {
@@ -277,11 +280,15 @@ func (r *run) reset(cfg Config, seed uint64) {
 	}
 	// One record per document, plus a few for resubmits and reprocesses:
 	// sized up front so a large run does not hold two copies while growing.
-	// Metrics are the Result's, so they are never reused.
-	r.metrics = &metricsRecorder{}
+	// Metrics are the Result's, so they are never reused; the recorder
+	// (the Result copies its Metrics) and its own scratch by job are.
+	if r.metrics = old.metrics; r.metrics == nil {
+		r.metrics = &metricsRecorder{}
+	}
+	*r.metrics = metricsRecorder{firstLeased: r.metrics.firstLeased[:0], reviewCommit: r.metrics.reviewCommit[:0]}
 	r.metrics.m.Docs = make([]DocMetrics, 0, len(r.docs)+len(r.docs)/16)
-	r.metrics.firstLeased = make([]bool, 0, cap(r.metrics.m.Docs))
-	r.metrics.reviewCommit = make([]model.Time, 0, cap(r.metrics.m.Docs))
+	r.metrics.firstLeased = slices.Grow(r.metrics.firstLeased, cap(r.metrics.m.Docs))
+	r.metrics.reviewCommit = slices.Grow(r.metrics.reviewCommit, cap(r.metrics.m.Docs))
 	r.metrics.m.Tick = tick
 	r.rec = old.rec
 	if r.rec == nil {
