@@ -52,7 +52,8 @@ func (s *Suite) agreeResults(v *finalView, out *violations) {
 		return
 	}
 	n := 0
-	for _, r := range v.f.Results {
+	for i := range v.f.Results {
+		r := &v.f.Results[i] // (not a copy of each result)
 		var rec *keyRecord
 		if o := s.ownerOf(r.Key, s.known(r.Job)); o != nil { // (by its job's key when it is that)
 			rec = &o.rec
