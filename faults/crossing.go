@@ -36,10 +36,11 @@ func (c *counters) reset(boundaries int) counters {
 }
 
 // cross counts one crossing of b and returns the global count and, for
-// worker >= 0, the worker's own count.
-func (c *counters) cross(b model.Boundary, worker int32) (global, own int32) {
+// worker >= 0 when byWorker is set, the worker's own count (only an
+// explicit fault naming a worker reads it).
+func (c *counters) cross(b model.Boundary, worker int32, byWorker bool) (global, own int32) {
 	c.global[b]++
-	if worker < 0 {
+	if worker < 0 || !byWorker {
 		return c.global[b], 0
 	}
 	if int(worker) >= len(c.perWorker[b]) {
@@ -57,7 +58,7 @@ func (in *Injector) Crossing(b model.Boundary, worker int32) Action {
 	if b == model.NoBoundary || int(b) >= len(in.counts.global) {
 		return Action{}
 	}
-	n, own := in.counts.cross(b, worker)
+	n, own := in.counts.cross(b, worker, in.byWorker)
 	if in.stopped {
 		return Action{}
 	}

@@ -28,6 +28,9 @@ type Injector struct {
 	// crossing may roll (most crossings of most seeds roll none).
 	atBoundaries bool
 	ownSwarm     *Swarm // the storage of swarm's private copy (useSwarm)
+	// byWorker: an explicit crash or pause names a worker, so crossings
+	// are counted per worker too (matchesCrossing reads no other count).
+	byWorker bool
 }
 
 // planned is an explicit fault and whether it has taken effect.
@@ -80,6 +83,7 @@ func (in *Injector) reset(plan Plan, swarm *Swarm, r *scheduler.Stream) {
 	}
 	for _, f := range plan.Faults {
 		in.plan = append(in.plan, planned{Fault: f})
+		in.byWorker = in.byWorker || f.Kind.atBoundary() && f.Worker != AnyWorker
 	}
 	if swarm != nil {
 		in.useSwarm(swarm)
