@@ -229,10 +229,12 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 			res, err = nil, &PanicError{Seed: seed, Value: p, Config: asked, Replay: Command("replay", asked, seed), Stack: string(debug.Stack())}
 		}
 	}(cfg)
+	stalls := false // the swarm's stalling (drawn with the options, used by newInjector)
 	if cfg.Swarm {
 		// The options drawn must make a configuration the CLI would take:
 		// the seed's replay command prints them as flags.
 		o := drawOptions(seed)
+		stalls = o.stalls
 		if cfg = o.apply(cfg); cfg.Validate() != nil {
 			return nil, fmt.Errorf("seed %d: its swarm options (%s) make a configuration the CLI refuses: %v", seed, optionsOf(cfg), cfg.Validate())
 		}
@@ -246,14 +248,14 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 		rn.r = &run{}
 	}
 	r := rn.r
-	r.reset(cfg, seed)
+	r.reset(cfg, seed, stalls)
 	r.loop()
 	return r.result(), nil
 }
 
 // reset prepares r for one seed of cfg: every field starts as in a new
 // run; the previous run's storage is kept only as capacity.
-func (r *run) reset(cfg Config, seed uint64) {
+func (r *run) reset(cfg Config, seed uint64, stalls bool) {
 	old := *r
 	*r = run{cfg: cfg, seed: seed}
 	if r.design = old.design; r.design == nil || old.cfg.Variant != cfg.Variant {
@@ -301,7 +303,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sys.Reset(cfg.Model, r.design, env)
 	}
-	r.inj = r.newInjector(old.inj)
+	r.inj = r.newInjector(old.inj, stalls)
 	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
 	r.resetWorkflows(&old.wf)
@@ -335,8 +337,9 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 	return s
 }
 
-// newInjector is the seed's injector: old reset when there is one.
-func (r *run) newInjector(old *faults.Injector) *faults.Injector {
+// newInjector is the seed's injector: old reset when there is one. With
+// stalls, the swarm is a stalling one (drawOptions).
+func (r *run) newInjector(old *faults.Injector, stalls bool) *faults.Injector {
 	fr := r.faultRand
 	if r.cfg.Swarm {
 		// 429 bursts land while documents arrive and are worked on, not in
@@ -346,7 +349,7 @@ func (r *run) newInjector(old *faults.Injector) *faults.Injector {
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
 		})
-		if drawOptions(r.seed).stalls {
+		if stalls {
 			stallingSwarm(r.swarm)
 		}
 	}
