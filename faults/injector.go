@@ -162,6 +162,10 @@ func (in *Injector) Calls() (publishes, commits int32) {
 	return in.counts.publishes, in.counts.commits
 }
 
+// Crossings counts the crossings of each boundary [Injector.Crossing] was
+// told of, indexed by model.Boundary (a copy).
+func (in *Injector) Crossings() []int32 { return append([]int32(nil), in.counts.global...) }
+
 // BoundaryHits counts the crashes and pauses injected at each boundary,
 // indexed by model.Boundary.
 func (in *Injector) BoundaryHits() []int { return append([]int(nil), in.hits...) }

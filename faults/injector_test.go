@@ -332,7 +332,7 @@ func TestResetIsANewInjector(t *testing.T) {
 		if diff := cmp.Diff(wantPlan, in.Realized()); diff != "" {
 			t.Fatalf("a reset injector realized a different plan (-fresh +reset):\n%s", diff)
 		}
-		if fresh.Injected() != in.Injected() || cmp.Diff(fresh.BoundaryHits(), in.BoundaryHits()) != "" {
+		if fresh.Injected() != in.Injected() || cmp.Diff(fresh.BoundaryHits(), in.BoundaryHits()) != "" || cmp.Diff(fresh.Crossings(), in.Crossings()) != "" {
 			t.Fatalf("a reset injector counts differently: %v %v, fresh %v %v", in.Injected(), in.BoundaryHits(), fresh.Injected(), fresh.BoundaryHits())
 		}
 		p, c := in.Calls()
@@ -340,4 +340,23 @@ func TestResetIsANewInjector(t *testing.T) {
 			t.Fatalf("a reset injector counted %d publishes, %d commits; fresh %d, %d", p, c, fp, fc)
 		}
 	})
+}
+
+// TestCrossingsCountEveryCrossing: Crossings counts each boundary's
+// crossings, before and after Stop, with a plan or without.
+func TestCrossingsCountEveryCrossing(t *testing.T) {
+	for _, plan := range []Plan{{}, mustParse(t, "crash after_lease nth=2 worker=w1")} {
+		in := NewInjector(plan, nil, nil)
+		want := make([]int32, len(model.Boundaries())+1)
+		for i, o := range script(3, 300, 6, 4) {
+			if i == 200 {
+				in.Stop()
+			}
+			in.Crossing(o.b, o.worker)
+			want[o.b]++
+		}
+		if diff := cmp.Diff(want, in.Crossings()); diff != "" {
+			t.Errorf("plan %q: Crossings() (-want +got):\n%s", plan, diff)
+		}
+	}
 }

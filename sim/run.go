@@ -104,7 +104,6 @@ type run struct {
 	design    *model.Design
 	inj       *faults.Injector
 	swarm     *faults.Swarm
-	crossings []int32 // how often each boundary was crossed
 	suite     *invariants.Suite
 	rec       *recorder
 	metrics   *metricsRecorder
@@ -304,7 +303,6 @@ func (r *run) reset(cfg Config, seed uint64, stalls bool) {
 		r.sys.Reset(cfg.Model, r.design, env)
 	}
 	r.inj = r.newInjector(old.inj, stalls)
-	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
 	r.provider = newProvider()
 	r.resetWorkflows(&old.wf)
 	r.operator.tried, r.operator.quarantined, r.operator.looked = old.operator.tried, old.operator.quarantined[:0], old.operator.looked[:0]
@@ -360,10 +358,10 @@ func (r *run) newInjector(old *faults.Injector, stalls bool) *faults.Injector {
 	return old
 }
 
-// crossing is every actor's passage through a named boundary: counted,
-// then handed to the injector, which may crash or pause the actor there.
+// crossing is every actor's passage through a named boundary, handed to
+// the injector, which counts it (the Result's Crossings) and may crash or
+// pause the actor there.
 func (r *run) crossing(b model.Boundary, worker int32) faults.Action {
-	r.crossings[b]++
 	return r.inj.Crossing(b, worker)
 }
 
@@ -525,7 +523,7 @@ func (r *run) result() *Result {
 		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, Pairs: r.rec.pairs.set, End: r.now(),
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
-	res.Crossings = r.crossings
+	res.Crossings = r.inj.Crossings()
 	res.Publishes, res.Commits = r.inj.Calls()
 	res.swarm = r.swarm
 	var storeChecks []invariants.Violation
