@@ -31,6 +31,10 @@ type Injector struct {
 	// byWorker: an explicit crash or pause names a worker, so crossings
 	// are counted per worker too (matchesCrossing reads no other count).
 	byWorker bool
+	// quiet: no crossing can meet a fault any more (stopped; or no plan,
+	// and the swarm has no crash or pause on or its budget is spent), so
+	// Crossing only counts (see setQuiet).
+	quiet bool
 }
 
 // planned is an explicit fault and whether it has taken effect.
@@ -88,6 +92,12 @@ func (in *Injector) reset(plan Plan, swarm *Swarm, r *scheduler.Stream) {
 	if swarm != nil {
 		in.useSwarm(swarm)
 	}
+	in.setQuiet()
+}
+
+// setQuiet updates quiet, after any change to what it depends on.
+func (in *Injector) setQuiet() {
+	in.quiet = in.stopped || len(in.plan) == 0 && (!in.atBoundaries || in.total >= in.params.MaxFaults)
 }
 
 // useSwarm keeps a private copy of the swarm, so later edits to it do not
@@ -111,7 +121,7 @@ func (in *Injector) useSwarm(swarm *Swarm) {
 
 // Stop starts the quiescence phase: from now on no fault of any kind takes
 // effect. Deadline overrides already handed out stay.
-func (in *Injector) Stop() { in.stopped = true }
+func (in *Injector) Stop() { in.stopped = true; in.setQuiet() }
 
 // Stopped reports whether [Injector.Stop] was called.
 func (in *Injector) Stopped() bool { return in.stopped }
@@ -131,6 +141,7 @@ func (in *Injector) take(f Fault) {
 	in.realized = append(in.realized, f)
 	in.injected[f.Kind]++
 	in.total++
+	in.setQuiet()
 	if f.Kind.atBoundary() && int(f.Boundary) < len(in.hits) {
 		in.hits[f.Boundary]++
 	}
@@ -164,7 +175,9 @@ func (in *Injector) Calls() (publishes, commits int32) {
 
 // Crossings counts the crossings of each boundary [Injector.Crossing] was
 // told of, indexed by model.Boundary (a copy).
-func (in *Injector) Crossings() []int32 { return append([]int32(nil), in.counts.global...) }
+func (in *Injector) Crossings() []int32 {
+	return append([]int32(nil), in.counts.global[:in.counts.nb]...)
+}
 
 // BoundaryHits counts the crashes and pauses injected at each boundary,
 // indexed by model.Boundary.
