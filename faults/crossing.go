@@ -16,21 +16,31 @@ type Action struct {
 
 // counters count crossings, publishes and commits.
 type counters struct {
-	global    []int32   // per boundary
+	global    [1 << 8]int32 // per boundary (a Boundary indexes it unchecked); nb are read
+	nb        int
 	perWorker [][]int32 // per boundary, per worker
 	publishes int32
 	commits   int32
 }
 
-func newCounters(boundaries int) counters {
-	return counters{global: make([]int32, boundaries), perWorker: make([][]int32, boundaries)}
+// reset returns c zeroed for boundaries, on c's storage.
+func (c *counters) reset(boundaries int) counters {
+	perWorker := c.perWorker[:cap(c.perWorker)]
+	for i := range perWorker {
+		clear(perWorker[i]) // (the workers' counts stay, at zero)
+	}
+	if len(perWorker) < boundaries {
+		perWorker = make([][]int32, boundaries)
+	}
+	return counters{nb: boundaries, perWorker: perWorker[:boundaries]}
 }
 
 // cross counts one crossing of b and returns the global count and, for
-// worker >= 0, the worker's own count.
-func (c *counters) cross(b model.Boundary, worker int32) (global, own int32) {
+// worker >= 0 when byWorker is set, the worker's own count (only an
+// explicit fault naming a worker reads it).
+func (c *counters) cross(b model.Boundary, worker int32, byWorker bool) (global, own int32) {
 	c.global[b]++
-	if worker < 0 {
+	if worker < 0 || !byWorker {
 		return c.global[b], 0
 	}
 	if int(worker) >= len(c.perWorker[b]) {
@@ -45,10 +55,18 @@ func (c *counters) cross(b model.Boundary, worker int32) (global, own int32) {
 // (globally and per worker), then answers with the first explicit crash or
 // pause that matches, else a swarm crash, else a swarm pause, else nothing.
 func (in *Injector) Crossing(b model.Boundary, worker int32) Action {
-	if b == model.NoBoundary || int(b) >= len(in.counts.global) {
+	if in.quiet && b != model.NoBoundary {
+		in.counts.global[b]++ // no fault can strike: counted inline (past nb, unread)
 		return Action{}
 	}
-	n, own := in.counts.cross(b, worker)
+	return in.crossing(b, worker)
+}
+
+func (in *Injector) crossing(b model.Boundary, worker int32) Action {
+	if b == model.NoBoundary || int(b) >= in.counts.nb {
+		return Action{}
+	}
+	n, own := in.counts.cross(b, worker, in.byWorker)
 	if in.stopped {
 		return Action{}
 	}

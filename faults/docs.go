@@ -36,7 +36,11 @@ func (in *Injector) fate(doc int32, draw bool) *docFate {
 		if !draw {
 			return nil
 		}
-		in.docs = append(in.docs, make([]docFate, i+1-len(in.docs))...)
+		if i < cap(in.docs) {
+			in.docs = in.docs[:i+1] // (undrawn since the Reset: see reset)
+		} else {
+			in.docs = append(in.docs[:cap(in.docs)], make([]docFate, i+1-cap(in.docs))...)
+		}
 	}
 	d := &in.docs[i]
 	if !d.drawn {

@@ -293,3 +293,70 @@ func TestAbsorbedCommitBoost(t *testing.T) {
 		t.Errorf("%d of 20,000 absorbed commits ambiguous, want about %d× the plain %d", absorbed, absorbedBoost, plain)
 	}
 }
+
+// TestResetIsANewInjector plays two runs on one injector, Reset between
+// them: the second must answer, realize and count exactly as a fresh
+// injector does, whatever the first left behind (more docs, more workers,
+// a plan, a swarm with bursts).
+func TestResetIsANewInjector(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		newRun := func(label string) (Plan, *Swarm, uint64, []op) {
+			seed := rapid.Uint64().Draw(t, label+" seed")
+			explicit := PlanGen(6, 4).Draw(t, label+" explicit")
+			var swarm *Swarm
+			if rapid.Bool().Draw(t, label+" swarm") {
+				swarm = NewSwarm(scheduler.NewStream(seed), testParams)
+				if rapid.Bool().Draw(t, label+" heavy") {
+					swarm = heavySwarm(scheduler.PPM(rapid.IntRange(1, 500_000).Draw(t, label+" rate")), 12)
+				}
+			}
+			docs, workers := int32(rapid.IntRange(1, 8).Draw(t, label+" docs")), int32(rapid.IntRange(1, 6).Draw(t, label+" workers"))
+			return explicit, swarm, seed, script(seed^0x5eed, rapid.IntRange(0, 400).Draw(t, label+" calls"), docs, workers)
+		}
+		stream := func(swarm *Swarm, seed uint64) *scheduler.Stream {
+			if swarm == nil {
+				return nil
+			}
+			return scheduler.NewStream(seed + 1)
+		}
+		p1, s1, seed1, ops1 := newRun("first")
+		p2, s2, seed2, ops2 := newRun("second")
+		fresh := NewInjector(p2, s2, stream(s2, seed2))
+		want, wantPlan := play(fresh, ops2), fresh.Realized()
+		in := NewInjector(p1, s1, stream(s1, seed1))
+		play(in, ops1)
+		in.Reset(p2, s2, stream(s2, seed2))
+		if diff := cmp.Diff(want, play(in, ops2)); diff != "" {
+			t.Fatalf("a reset injector answers differently (-fresh +reset):\n%s", diff)
+		}
+		if diff := cmp.Diff(wantPlan, in.Realized()); diff != "" {
+			t.Fatalf("a reset injector realized a different plan (-fresh +reset):\n%s", diff)
+		}
+		if fresh.Injected() != in.Injected() || cmp.Diff(fresh.BoundaryHits(), in.BoundaryHits()) != "" || cmp.Diff(fresh.Crossings(), in.Crossings()) != "" {
+			t.Fatalf("a reset injector counts differently: %v %v, fresh %v %v", in.Injected(), in.BoundaryHits(), fresh.Injected(), fresh.BoundaryHits())
+		}
+		p, c := in.Calls()
+		if fp, fc := fresh.Calls(); p != fp || c != fc {
+			t.Fatalf("a reset injector counted %d publishes, %d commits; fresh %d, %d", p, c, fp, fc)
+		}
+	})
+}
+
+// TestCrossingsCountEveryCrossing: Crossings counts each boundary's
+// crossings, before and after Stop, with a plan or without.
+func TestCrossingsCountEveryCrossing(t *testing.T) {
+	for _, plan := range []Plan{{}, mustParse(t, "crash after_lease nth=2 worker=w1")} {
+		in := NewInjector(plan, nil, nil)
+		want := make([]int32, len(model.Boundaries())+1)
+		for i, o := range script(3, 300, 6, 4) {
+			if i == 200 {
+				in.Stop()
+			}
+			in.Crossing(o.b, o.worker)
+			want[o.b]++
+		}
+		if diff := cmp.Diff(want, in.Crossings()); diff != "" {
+			t.Errorf("plan %q: Crossings() (-want +got):\n%s", plan, diff)
+		}
+	}
+}

@@ -52,7 +52,8 @@ func (s *Suite) agreeResults(v *finalView, out *violations) {
 		return
 	}
 	n := 0
-	for _, r := range v.f.Results {
+	for i := range v.f.Results {
+		r := &v.f.Results[i] // (not a copy of each result)
 		var rec *keyRecord
 		if o := s.ownerOf(r.Key, s.known(r.Job)); o != nil { // (by its job's key when it is that)
 			rec = &o.rec
@@ -274,41 +275,46 @@ func (j *job) checkpointNow() model.Stage {
 }
 
 // agreeRows compares the outbox read back with the commits, publishes,
-// marks and prunes of the history.
+// marks and prunes of the history (each row compared by agreeRow in the
+// one read of the rows, readRows).
 func (s *Suite) agreeRows(v *finalView, out *violations) {
 	t := &s.outbox
-	n := 0
-	v.f.eachRow(func(r *model.OutboxRow) {
-		n++
-		id, h := r.EventID, s.rowAt(r.EventID)
-		if pruned := h.pruneSeq != 0; r.Pruned != pruned {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v pruned is %v in the final state, %v by the history", id, r.Pruned, pruned), h.pruneSeq)
-		}
-		var o outboxEvent // the live account, for a message naming the history's row
-		if id >= t.base && id < t.end {
-			o = t.live[id-t.base]
-		}
-		if h.sig == 0 {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
-			return
-		}
-		if s.keySig(r.Key, r.Stage, r.Job) != h.sig {
-			what := "another key, stage or job"
-			if o.key != "" {
-				what = fmt.Sprintf("%v %s stage=%v", o.job, o.key, o.stage)
-			}
-			out.add(Consistency, r.Job, fmt.Sprintf("%v is %v %s stage=%v in the final state, %s by the history",
-				id, r.Job, r.Key, r.Stage, what), h.sigSeq)
-		}
-		if want := h.markedAt != 0; r.Published != want {
-			out.add(Consistency, r.Job, fmt.Sprintf("%v published is %v in the final state, %v by the history", id, r.Published, want), h.sigSeq, h.markSeq)
-		}
-	})
+	c := s.readRows(v)
+	*out = append(*out, c.disagree...)
+	n := c.n
 	if committed := int(max(t.end, t.base)) - 1; n < committed {
 		out.add(Consistency, 0, fmt.Sprintf("the outbox holds %d rows, but the history names %d events", n, committed))
 	}
 	if v.f.sys != nil && v.f.sys.Rows() != n {
 		out.add(Consistency, 0, fmt.Sprintf("the outbox counts %d rows, but lists %d", v.f.sys.Rows(), n))
+	}
+}
+
+// agreeRow compares one outbox row read back with the history's account.
+func (s *Suite) agreeRow(r *model.OutboxRow, out *violations) {
+	t := &s.outbox
+	id, h := r.EventID, s.rowAt(r.EventID)
+	if pruned := h.pruneSeq != 0; r.Pruned != pruned {
+		out.add(Consistency, r.Job, fmt.Sprintf("%v pruned is %v in the final state, %v by the history", id, r.Pruned, pruned), h.pruneSeq)
+	}
+	var o outboxEvent // the live account, for a message naming the history's row
+	if id >= t.base && id < t.end {
+		o = t.live[id-t.base]
+	}
+	if h.sig == 0 {
+		out.add(Consistency, r.Job, fmt.Sprintf("%v (%v stage=%v) is in the outbox, but the history never committed it", id, r.Job, r.Stage))
+		return
+	}
+	if s.keySig(r.Key, r.Stage, r.Job) != h.sig {
+		what := "another key, stage or job"
+		if o.key != "" {
+			what = fmt.Sprintf("%v %s stage=%v", o.job, o.key, o.stage)
+		}
+		out.add(Consistency, r.Job, fmt.Sprintf("%v is %v %s stage=%v in the final state, %s by the history",
+			id, r.Job, r.Key, r.Stage, what), h.sigSeq)
+	}
+	if want := h.markedAt != 0; r.Published != want {
+		out.add(Consistency, r.Job, fmt.Sprintf("%v published is %v in the final state, %v by the history", id, r.Published, want), h.sigSeq, h.markSeq)
 	}
 }
 

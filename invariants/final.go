@@ -145,26 +145,61 @@ type finalView struct {
 	effects  [][model.StageDone]int32
 
 	recoverable int // dead jobs an operator could bring back, reported by finishRecoverable
+	rowChecks   rowChecks
+}
+
+// rowChecks are the verdicts on the outbox rows read back, from one read
+// of them (readRows) for the two checks that judge every row: unpublished
+// (finishLost) and agreeRows (finishConsistency), each appending its own
+// at its place in Finish's order.
+type rowChecks struct {
+	read        bool
+	n           int        // rows read
+	unpublished violations // unpublishedRow's, when the run drained
+	disagree    violations // agreeRow's, when the final state is Full
+}
+
+// readRows reads the outbox rows once for unpublished and agreeRows.
+// (Neither check's facts change between the two: only the suite's
+// history and the final state are read.)
+func (s *Suite) readRows(v *finalView) *rowChecks {
+	c := &v.rowChecks
+	if c.read {
+		return c
+	}
+	c.read = true
+	lost, full := s.drained, v.f.Full
+	v.f.eachRow(func(r *model.OutboxRow) {
+		c.n++
+		if lost {
+			s.unpublishedRow(r, &c.unpublished)
+		}
+		if full {
+			s.agreeRow(r, &c.disagree)
+		}
+	})
+	return c
 }
 
 func (s *Suite) view(f Final) *finalView {
 	n := s.njobs
-	f.eachJob(func(j *model.Job) { n = max(n, int(j.ID)+1) })
 	f.eachEffect(func(job model.JobID, _ model.Stage) { n = max(n, int(job)+1) })
 	v := &s.fv // reused: Finish runs once per seed, and a Suite may run many
 	v.reset()
 	v.f = f
-	v.state = slices.Grow(v.state, n)[:n]
-	v.final = slices.Grow(v.final, n)[:n]
-	v.known = slices.Grow(v.known, n)[:n]
-	v.effects = slices.Grow(v.effects, n)[:n]
+	v.grow(n)
 	for id := range s.njobs {
 		j := s.at(id)
 		v.state[id], v.final[id], v.known[id] = j.state, j.state, j.enqueued
 	}
+	// (The jobs are read once: a job the history lacks grows the arrays
+	// as it comes, zero as the history leaves them.)
 	f.eachJob(func(j *model.Job) {
 		if j.ID <= 0 {
 			return
+		}
+		if int(j.ID) >= len(v.state) {
+			v.grow(int(j.ID) + 1)
 		}
 		if !v.known[j.ID] { // not in the history: the final state is all there is
 			v.state[j.ID] = j.State
@@ -179,9 +214,22 @@ func (s *Suite) view(f Final) *finalView {
 	return v
 }
 
+// grow lengthens the view's arrays by job id to n (never shortens them);
+// past their length the arrays are zero (see reset).
+func (v *finalView) grow(n int) {
+	if n <= len(v.state) {
+		return
+	}
+	v.state = slices.Grow(v.state, n-len(v.state))[:n]
+	v.final = slices.Grow(v.final, n-len(v.final))[:n]
+	v.known = slices.Grow(v.known, n-len(v.known))[:n]
+	v.effects = slices.Grow(v.effects, n-len(v.effects))[:n]
+}
+
 // reset empties the view, zeroing its arrays so they grow back as new.
 func (v *finalView) reset() {
 	v.f, v.recoverable, v.rowsRead = Final{}, 0, false
+	v.rowChecks = rowChecks{unpublished: reuse.Slice(v.rowChecks.unpublished), disagree: reuse.Slice(v.rowChecks.disagree)}
 	v.state = reuse.Slice(v.state)
 	v.final = reuse.Slice(v.final)
 	v.known = reuse.Slice(v.known)

@@ -328,22 +328,26 @@ func (s *Suite) lostAccepts(out *violations) {
 	}
 }
 
-// unpublished reports outbox rows never published.
+// unpublished reports outbox rows never published (each row judged by
+// unpublishedRow in the one read of the rows, readRows).
 func (s *Suite) unpublished(v *finalView, out *violations) {
+	*out = append(*out, s.readRows(v).unpublished...)
+}
+
+// unpublishedRow reports r if it was never published.
+func (s *Suite) unpublishedRow(r *model.OutboxRow, out *violations) {
 	t := &s.outbox
-	v.f.eachRow(func(r *model.OutboxRow) {
-		var o outboxEvent
-		switch {
-		case r.EventID > 0 && r.EventID < t.base:
-			return // retired: it was published
-		case r.EventID > 0 && r.EventID < t.end:
-			o = t.live[r.EventID-t.base]
-		}
-		if o.publish == 0 {
-			out.add(NothingLost, r.Job, fmt.Sprintf("%v (%v key %s stage=%v) committed but never published",
-				r.EventID, r.Job, r.Key, r.Stage), o.commit)
-		}
-	})
+	var o outboxEvent
+	switch {
+	case r.EventID > 0 && r.EventID < t.base:
+		return // retired: it was published
+	case r.EventID > 0 && r.EventID < t.end:
+		o = t.live[r.EventID-t.base]
+	}
+	if o.publish == 0 {
+		out.add(NothingLost, r.Job, fmt.Sprintf("%v (%v key %s stage=%v) committed but never published",
+			r.EventID, r.Job, r.Key, r.Stage), o.commit)
+	}
 }
 
 // phantoms reports events published with no outbox row and no dual write

@@ -51,7 +51,7 @@ type swarmOptions struct {
 // drawOptions draws seed's options from their own stream, so they change
 // neither the workload nor the faults.
 func drawOptions(seed uint64) swarmOptions {
-	var r scheduler.Stream // (on the stack: drawn twice per seed)
+	var r scheduler.Stream // (on the stack)
 	r.ResetDerived(seed, scheduler.StreamOptions)
 	var o swarmOptions
 	// Every draw is made whatever the outcome, so each option's stream

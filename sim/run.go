@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/durasim/durasim/faults"
@@ -103,7 +104,6 @@ type run struct {
 	design    *model.Design
 	inj       *faults.Injector
 	swarm     *faults.Swarm
-	crossings []int32 // how often each boundary was crossed
 	suite     *invariants.Suite
 	rec       *recorder
 	metrics   *metricsRecorder
@@ -131,6 +131,7 @@ type run struct {
 	lastArrival   model.Time
 	quiescent     bool
 	texts         textArena  // the workload's texts, when it is small
+	secrets       docSecrets // the workload as the suite's SecretSource
 	drainBy       model.Time // the quiescence phase ends here, drained or not
 	nextSample    model.Time // the next tick boundary at which to sample the queue depth
 	drained       bool
@@ -227,10 +228,12 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 			res, err = nil, &PanicError{Seed: seed, Value: p, Config: asked, Replay: Command("replay", asked, seed), Stack: string(debug.Stack())}
 		}
 	}(cfg)
+	stalls := false // the swarm's stalling (drawn with the options, used by newInjector)
 	if cfg.Swarm {
 		// The options drawn must make a configuration the CLI would take:
 		// the seed's replay command prints them as flags.
 		o := drawOptions(seed)
+		stalls = o.stalls
 		if cfg = o.apply(cfg); cfg.Validate() != nil {
 			return nil, fmt.Errorf("seed %d: its swarm options (%s) make a configuration the CLI refuses: %v", seed, optionsOf(cfg), cfg.Validate())
 		}
@@ -244,14 +247,14 @@ func (rn *Runner) Run(cfg Config, seed uint64) (res *Result, err error) {
 		rn.r = &run{}
 	}
 	r := rn.r
-	r.reset(cfg, seed)
+	r.reset(cfg, seed, stalls)
 	r.loop()
 	return r.result(), nil
 }
 
 // reset prepares r for one seed of cfg: every field starts as in a new
 // run; the previous run's storage is kept only as capacity.
-func (r *run) reset(cfg Config, seed uint64) {
+func (r *run) reset(cfg Config, seed uint64, stalls bool) {
 	old := *r
 	*r = run{cfg: cfg, seed: seed}
 	if r.design = old.design; r.design == nil || old.cfg.Variant != cfg.Variant {
@@ -269,7 +272,8 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sched.Reset(r.tie, r)
 	}
-	icfg := invariants.Config{Model: cfg.Model, SecretSource: docSecrets{docs: r.docs, texts: &r.texts}, Clients: int32(len(r.docs))}
+	r.secrets = docSecrets{docs: r.docs, texts: &r.texts} // (the run's: an interface of a new value allocates it)
+	icfg := invariants.Config{Model: cfg.Model, SecretSource: &r.secrets, Clients: int32(len(r.docs))}
 	if r.suite = old.suite; r.suite == nil {
 		r.suite = invariants.NewSuite(icfg)
 	} else {
@@ -277,11 +281,15 @@ func (r *run) reset(cfg Config, seed uint64) {
 	}
 	// One record per document, plus a few for resubmits and reprocesses:
 	// sized up front so a large run does not hold two copies while growing.
-	// Metrics are the Result's, so they are never reused.
-	r.metrics = &metricsRecorder{}
+	// Metrics are the Result's, so they are never reused; the recorder
+	// (the Result copies its Metrics) and its own scratch by job are.
+	if r.metrics = old.metrics; r.metrics == nil {
+		r.metrics = &metricsRecorder{}
+	}
+	*r.metrics = metricsRecorder{firstLeased: r.metrics.firstLeased[:0], reviewCommit: r.metrics.reviewCommit[:0]}
 	r.metrics.m.Docs = make([]DocMetrics, 0, len(r.docs)+len(r.docs)/16)
-	r.metrics.firstLeased = make([]bool, 0, cap(r.metrics.m.Docs))
-	r.metrics.reviewCommit = make([]model.Time, 0, cap(r.metrics.m.Docs))
+	r.metrics.firstLeased = slices.Grow(r.metrics.firstLeased, cap(r.metrics.m.Docs))
+	r.metrics.reviewCommit = slices.Grow(r.metrics.reviewCommit, cap(r.metrics.m.Docs))
 	r.metrics.m.Tick = tick
 	r.rec = old.rec
 	if r.rec == nil {
@@ -294,8 +302,7 @@ func (r *run) reset(cfg Config, seed uint64) {
 	} else {
 		r.sys.Reset(cfg.Model, r.design, env)
 	}
-	r.inj = r.newInjector()
-	r.crossings = make([]int32, len(model.Boundaries())+1) // the Result's
+	r.inj = r.newInjector(old.inj, stalls)
 	r.provider = newProvider()
 	r.resetWorkflows(&old.wf)
 	r.operator.tried, r.operator.quarantined, r.operator.looked = old.operator.tried, old.operator.quarantined[:0], old.operator.looked[:0]
@@ -328,7 +335,9 @@ func derived(s *scheduler.Stream, seed uint64, id scheduler.StreamID) *scheduler
 	return s
 }
 
-func (r *run) newInjector() *faults.Injector {
+// newInjector is the seed's injector: old reset when there is one. With
+// stalls, the swarm is a stalling one (drawOptions).
+func (r *run) newInjector(old *faults.Injector, stalls bool) *faults.Injector {
 	fr := r.faultRand
 	if r.cfg.Swarm {
 		// 429 bursts land while documents arrive and are worked on, not in
@@ -338,17 +347,21 @@ func (r *run) newInjector() *faults.Injector {
 			Workers: r.cfg.Workers, Docs: r.cfg.Docs, Lease: r.cfg.Model.Lease,
 			Horizon: horizon, MaxFaults: r.cfg.MaxFaults,
 		})
-		if drawOptions(r.seed).stalls {
+		if stalls {
 			stallingSwarm(r.swarm)
 		}
 	}
-	return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
+	if old == nil {
+		return faults.NewInjector(r.cfg.Plan, r.swarm, fr)
+	}
+	old.Reset(r.cfg.Plan, r.swarm, fr)
+	return old
 }
 
-// crossing is every actor's passage through a named boundary: counted,
-// then handed to the injector, which may crash or pause the actor there.
+// crossing is every actor's passage through a named boundary, handed to
+// the injector, which counts it (the Result's Crossings) and may crash or
+// pause the actor there.
 func (r *run) crossing(b model.Boundary, worker int32) faults.Action {
-	r.crossings[b]++
 	return r.inj.Crossing(b, worker)
 }
 
@@ -510,7 +523,7 @@ func (r *run) result() *Result {
 		BoundaryHits: r.inj.BoundaryHits(), Drained: r.drained, LineKinds: r.rec.kinds, Pairs: r.rec.pairs.set, End: r.now(),
 		DLQ: r.sys.DLQEntries(), Audit: r.sys.Audit(),
 	}
-	res.Crossings = r.crossings
+	res.Crossings = r.inj.Crossings()
 	res.Publishes, res.Commits = r.inj.Calls()
 	res.swarm = r.swarm
 	var storeChecks []invariants.Violation
