@@ -342,6 +342,29 @@ func TestResetIsANewInjector(t *testing.T) {
 	})
 }
 
+// A reset injector forgets the workers' own crossing counts: the same
+// worker-named plan, played again after a reset, strikes at the same
+// crossing as on a fresh injector (rapid's mixed plans rarely pair a
+// worker-named fault with a first run that crossed its boundary as that
+// worker, so this case is spelled out).
+func TestResetForgetsWorkerCounts(t *testing.T) {
+	for _, text := range []string{"crash after_lease nth=2 worker=w1", "crash after_ack nth=3 worker=w2"} {
+		plan := mustParse(t, text)
+		ops := script(7, 300, 6, 4)
+		fresh := NewInjector(plan, nil, nil)
+		want := play(fresh, ops)
+		if len(fresh.Realized().Faults) == 0 {
+			t.Fatalf("%q: the script never strikes it; the case proves nothing", text)
+		}
+		in := NewInjector(plan, nil, nil)
+		play(in, ops)
+		in.Reset(plan, nil, nil)
+		if diff := cmp.Diff(want, play(in, ops)); diff != "" {
+			t.Errorf("%q: after a reset the plan strikes elsewhere (-fresh +reset):\n%s", text, diff)
+		}
+	}
+}
+
 // TestCrossingsCountEveryCrossing: Crossings counts each boundary's
 // crossings, before and after Stop, with a plan or without.
 func TestCrossingsCountEveryCrossing(t *testing.T) {
